@@ -1,0 +1,10 @@
+# Third-party libraries, all from Debian 12 packages installed by scripts/setup.sh.
+find_package(Threads REQUIRED)
+find_package(Boost 1.81.0 EXACT REQUIRED CONFIG COMPONENTS json)
+find_package(spdlog REQUIRED CONFIG)
+find_package(fmt REQUIRED CONFIG)
+find_package(CLI11 REQUIRED CONFIG)
+find_package(GTest REQUIRED CONFIG)
+find_package(benchmark REQUIRED CONFIG)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)

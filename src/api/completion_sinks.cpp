@@ -1,0 +1,161 @@
+#include "api/completion_sinks.h"
+
+#include <boost/json.hpp>
+
+namespace supportd::api {
+namespace json = boost::json;
+namespace {
+
+json::object usage_json(const engine::Usage& u) {
+  return {{"prompt_tokens", u.prompt_tokens},
+          {"completion_tokens", u.completion_tokens},
+          {"total_tokens", u.prompt_tokens + u.completion_tokens},
+          {"prompt_tokens_details", json::object{{"cached_tokens", u.cached_tokens}}}};
+}
+
+json::object timings_json(const engine::Timings& t) {
+  return {
+      {"queued_ms", t.queued_ms}, {"first_token_ms", t.first_token_ms}, {"total_ms", t.total_ms}};
+}
+
+// finish_reason as OpenAI spells it; null when the request did not end normally.
+json::value finish_json(engine::FinishReason reason) {
+  switch (reason) {
+    case engine::FinishReason::kStop:
+      return "stop";
+    case engine::FinishReason::kLength:
+      return "length";
+    default:
+      return nullptr;
+  }
+}
+
+// The error an abnormal end reports, with its HTTP status for non-streamed answers.
+std::pair<int, std::string> end_error(const engine::Completion& c) {
+  switch (c.reason) {
+    case engine::FinishReason::kCancelled:
+      return {503, http::error_body("the request was cancelled (the server is shutting down)",
+                                    "server_error", "cancelled")};
+    case engine::FinishReason::kDeadline:
+      return {504, http::error_body("the request's deadline passed before it finished",
+                                    "server_error", "deadline_exceeded")};
+    default:
+      return {500, http::error_body(c.error.message.empty() ? "generation failed" : c.error.message,
+                                    "server_error", "internal")};
+  }
+}
+
+bool ended_normally(engine::FinishReason r) {
+  return r == engine::FinishReason::kStop || r == engine::FinishReason::kLength;
+}
+
+class StreamingSink final : public engine::GenerationSink {
+ public:
+  StreamingSink(std::shared_ptr<http::ReplyStream> reply, CompletionFormat format)
+      : reply_(std::move(reply)), format_(std::move(format)) {
+    reply_->open(200, "text/event-stream");
+    if (format_.chat) {
+      send(chunk(json::object{{"role", "assistant"}, {"content", ""}}, nullptr));
+    }
+  }
+
+  void on_text(std::string_view text) override {
+    send(chunk(format_.chat ? json::value(json::object{{"content", text}}) : json::value(text),
+               nullptr));
+  }
+
+  void on_done(const engine::Completion& c) override {
+    if (ended_normally(c.reason)) {
+      json::object last = chunk(format_.chat ? json::value(json::object{}) : json::value(""),
+                                finish_json(c.reason));
+      last["usage"] = usage_json(c.usage);
+      last["timings"] = timings_json(c.timings);
+      send(std::move(last));
+      if (format_.include_usage) {
+        json::object usage = header();
+        usage["choices"] = json::array{};
+        usage["usage"] = usage_json(c.usage);
+        send(std::move(usage));
+      }
+    } else {
+      reply_->write("data: " + end_error(c).second + "\n\n");
+    }
+    reply_->write("data: [DONE]\n\n");
+    reply_->close();
+  }
+
+ private:
+  json::object header() const {
+    return {{"id", format_.id},
+            {"object", format_.chat ? "chat.completion.chunk" : "text_completion"},
+            {"created", format_.created},
+            {"model", format_.model}};
+  }
+
+  json::object chunk(json::value delta_or_text, json::value finish) const {
+    json::object choice{{"index", 0}, {"logprobs", nullptr}, {"finish_reason", std::move(finish)}};
+    if (format_.chat) {
+      choice["delta"] = std::move(delta_or_text);
+    } else {
+      choice["text"] = std::move(delta_or_text);
+    }
+    json::object o = header();
+    o["choices"] = json::array{std::move(choice)};
+    return o;
+  }
+
+  void send(const json::object& o) { reply_->write("data: " + json::serialize(o) + "\n\n"); }
+
+  std::shared_ptr<http::ReplyStream> reply_;
+  CompletionFormat format_;
+};
+
+class CollectingSink final : public engine::GenerationSink {
+ public:
+  CollectingSink(std::shared_ptr<http::ReplyStream> reply, CompletionFormat format)
+      : reply_(std::move(reply)), format_(std::move(format)) {}
+
+  void on_text(std::string_view text) override { text_ += text; }
+
+  void on_done(const engine::Completion& c) override {
+    if (!ended_normally(c.reason)) {
+      auto [status, body] = end_error(c);
+      reply_->respond(http::Response::json(status, std::move(body)));
+      return;
+    }
+    json::object choice{
+        {"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_json(c.reason)}};
+    if (format_.chat) {
+      choice["message"] = json::object{{"role", "assistant"}, {"content", text_}};
+    } else {
+      choice["text"] = text_;
+    }
+    json::object o{{"id", format_.id},
+                   {"object", format_.chat ? "chat.completion" : "text_completion"},
+                   {"created", format_.created},
+                   {"model", format_.model},
+                   {"choices", json::array{std::move(choice)}},
+                   {"usage", usage_json(c.usage)},
+                   {"timings", timings_json(c.timings)}};
+    reply_->respond(http::Response::json(200, json::serialize(o)));
+  }
+
+ private:
+  std::shared_ptr<http::ReplyStream> reply_;
+  CompletionFormat format_;
+  std::string text_;
+};
+
+}  // namespace
+
+std::shared_ptr<engine::GenerationSink> make_streaming_sink(
+    std::shared_ptr<http::ReplyStream> reply, CompletionFormat format) {
+  return std::make_shared<StreamingSink>(std::move(reply), std::move(format));
+}
+
+std::shared_ptr<engine::GenerationSink> make_collecting_sink(
+    std::shared_ptr<http::ReplyStream> reply, CompletionFormat format) {
+  return std::make_shared<CollectingSink>(std::move(reply), std::move(format));
+}
+
+}  // namespace supportd::api

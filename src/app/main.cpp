@@ -1,0 +1,20 @@
+// supportd: one binary for serving, benchmarking and managing models.
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "app/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"supportd: LLM customer-service serving system"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "supportd 0.1.0");
+  int exit_code = 0;
+  supportd::app::add_serve_command(app, exit_code);
+  supportd::app::add_model_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
+}

@@ -1,0 +1,82 @@
+// `supportd model synth|quantize|info`.
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "app/commands.h"
+#include "model/info.h"
+#include "model/quantize.h"
+#include "model/synth.h"
+
+namespace supportd::app {
+namespace {
+
+int fail(const Error& error) {
+  fmt::print(stderr, "error: {}\n", error.message);
+  return error.code == ErrorCode::kInvalidArgument ? 2 : 1;
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& app, int& exit_code) {
+  CLI::App* model = app.add_subcommand("model", "Synthesize, quantize and inspect GGUF models");
+  model->require_subcommand(1);
+
+  static model::SynthOptions synth;
+  CLI::App* s = model->add_subcommand(
+      "synth",
+      "Write a GGUF with a real architecture and tokenizer and random weights "
+      "(for tests and benchmarks: its text is meaningless)");
+  s->add_option("--preset", synth.preset, "Architecture preset: " + model::preset_names())
+      ->capture_default_str();
+  s->add_option("--type", synth.type, std::string("Weight type: ") + model::quant_type_names())
+      ->capture_default_str();
+  s->add_option("--out", synth.out, "Output file (.gguf)")->required();
+  s->add_option("--seed", synth.seed, "Random seed for the weights")->capture_default_str();
+  static bool unshaped = false;
+  s->add_flag("--unshaped", unshaped,
+              "Let every token be sampled, even byte fragments that are not UTF-8 on their own "
+              "(for testing UTF-8 handling; peers may fail on such models)");
+  s->callback([&exit_code] {
+    synth.shape_output = !unshaped;
+    auto report = model::synthesize(synth);
+    if (!report) {
+      exit_code = fail(report.error());
+      return;
+    }
+    fmt::print(
+        "wrote {} ({} preset, {}): {:.1f}M parameters, {:.1f} MiB, {} tokens of which {} "
+        "can never be sampled\n",
+        synth.out, synth.preset, synth.type, report->parameters / 1e6, report->bytes / 1048576.0,
+        report->vocabulary, report->banned_tokens);
+  });
+
+  static std::string in, out, type = "q8_0";
+  CLI::App* q = model->add_subcommand("quantize", "Quantize a GGUF model");
+  q->add_option("in", in, "Input GGUF")->required();
+  q->add_option("out", out, "Output GGUF")->required();
+  q->add_option("--type", type, std::string("Target type: ") + model::quant_type_names())
+      ->capture_default_str();
+  q->callback([&exit_code] {
+    if (Status status = model::quantize(in, out, type); !status) {
+      exit_code = fail(status.error());
+      return;
+    }
+    fmt::print("wrote {} ({})\n", out, type);
+  });
+
+  static std::string file;
+  static bool json = false;
+  CLI::App* i = model->add_subcommand("info", "Show what a GGUF model holds");
+  i->add_option("file", file, "GGUF file")->required();
+  i->add_flag("--json", json, "Print JSON");
+  i->callback([&exit_code] {
+    auto info = model::read_model_info(file);
+    if (!info) {
+      exit_code = fail(info.error());
+      return;
+    }
+    fmt::print("{}\n", json ? model::model_info_json(*info) : model::format_model_info(*info));
+  });
+}
+
+}  // namespace supportd::app

@@ -1,0 +1,114 @@
+// `supportd serve`: load the model (or connect to an upstream), start the HTTP server, run until
+// SIGINT/SIGTERM, then shut down gracefully.
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <fstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "api/routes.h"
+#include "app/commands.h"
+#include "app/serve_config.h"
+#include "engine/llama/llama_engine.h"
+#include "engine/upstream/upstream_engine.h"
+#include "http/server.h"
+#include "model/synth.h"
+
+namespace supportd::app {
+namespace {
+
+void raise_file_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+Result<std::unique_ptr<engine::Engine>> make_engine(ServeConfig& config) {
+  if (!config.upstream.url.empty()) {
+    engine::upstream::UpstreamOptions o{config.upstream.url, config.upstream.model,
+                                        config.upstream.api_key, config.upstream.timeout_s};
+    auto upstream = engine::upstream::UpstreamEngine::create(o);
+    if (!upstream) return upstream.error();
+    return std::unique_ptr<engine::Engine>(std::move(upstream).value());
+  }
+  if (config.engine.model_path.empty()) {
+    auto path = model::synthesize_cached(config.demo_preset, "q8_0");
+    if (!path) return path.error();
+    config.engine.model_path = *path;
+    spdlog::warn(
+        "no --model given: serving the synthesized {} demo model (random weights, its "
+        "text is meaningless). Pass --model FILE.gguf to serve a real model.",
+        config.demo_preset);
+  }
+  auto llama = engine::llama::LlamaEngine::create(config.engine);
+  if (!llama) return llama.error();
+  return std::unique_ptr<engine::Engine>(std::move(llama).value());
+}
+
+int run_serve(ServeConfig& config, ServeFlags& flags) {
+  if (Status status = flags.finish(); !status) {
+    fmt::print(stderr, "error: {}\n", status.error().message);
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+
+  // Signals are taken by this thread alone (sigwait below); every thread started from here
+  // on inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  raise_file_limit();
+
+  auto engine = make_engine(config);
+  if (!engine) {
+    fmt::print(stderr, "error: {}\n", engine.error().message);
+    return 1;
+  }
+  api::Services services{engine->get()};
+  http::Router router = api::make_router(services);
+  http::Server server(config.http,
+                      [&router](http::Request& request) { return router.dispatch(request); });
+  if (Status status = server.start(); !status) {
+    fmt::print(stderr, "error: {}\n", status.error().message);
+    (*engine)->shutdown();
+    return 1;
+  }
+  spdlog::info("supportd listening on http://{}:{} (model {})", config.http.host, server.port(),
+               (*engine)->model().id);
+  if (!config.port_file.empty()) {
+    std::ofstream(config.port_file) << server.port() << "\n";
+  }
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  spdlog::info("received {}; stopping (grace {} s)", strsignal(signal_number),
+               config.shutdown_grace_s);
+  server.stop_accepting();
+  if (!server.wait_idle(std::chrono::seconds(config.shutdown_grace_s))) {
+    spdlog::warn("cancelling {} requests still in flight", server.requests_in_flight());
+  }
+  (*engine)->shutdown();  // anything left ends as cancelled, and its client is told so
+  server.wait_idle(std::chrono::seconds(2));
+  server.stop();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, int& exit_code) {
+  CLI::App* command = app.add_subcommand("serve", "Serve the OpenAI-compatible API");
+  static ServeConfig config;
+  static ServeFlags flags(*command, config);
+  command->callback([&exit_code] { exit_code = run_serve(config, flags); });
+}
+
+}  // namespace supportd::app

@@ -1,0 +1,144 @@
+#include "app/serve_config.h"
+
+#include <set>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+#include <CLI/CLI.hpp>
+
+namespace supportd::app {
+namespace {
+
+template <typename T>
+bool assign(const toml::node& node, T& out) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (auto v = node.value<bool>()) return out = *v, true;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (auto v = node.value<std::int64_t>()) return out = static_cast<T>(*v), true;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (auto v = node.value<double>()) return out = static_cast<T>(*v), true;
+  } else {
+    if (auto v = node.value<std::string>()) return out = *v, true;
+  }
+  return false;
+}
+
+void collect_keys(const toml::table& table, const std::string& prefix,
+                  std::vector<std::pair<std::string, const toml::node*>>& out) {
+  for (const auto& [key, node] : table) {
+    const std::string path =
+        prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
+    if (const auto* sub = node.as_table()) {
+      collect_keys(*sub, path, out);
+    } else {
+      out.emplace_back(path, &node);
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void ServeFlags::bind(const std::string& section, const std::string& name, T& value,
+                      const std::string& help) {
+  const std::string flag = "--" + name;
+  if constexpr (std::is_same_v<T, bool>) {
+    command_.add_flag(flag, value, help);
+  } else {
+    command_.add_option(flag, value, help)->capture_default_str();
+  }
+  bindings_.push_back({section + "." + name, flag, [&value](const void* node) {
+                         return assign(*static_cast<const toml::node*>(node), value);
+                       }});
+}
+
+ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg) {
+  c.add_option("--config", cfg.config_file,
+               "TOML config file; its keys are <section>.<flag> (e.g. [engine] threads = 2); "
+               "flags win over it")
+      ->check(CLI::ExistingFile);
+  bind("log", "log-level", cfg.log_level, "trace, debug, info, warn, error");
+
+  auto& e = cfg.engine;
+  bind("engine", "model", e.model_path,
+       "GGUF model file; without it (and without --upstream) a synthesized demo model is used");
+  bind("engine", "alias", e.alias, "Model id shown in /v1/models (default: the file name)");
+  bind("engine", "demo-preset", cfg.demo_preset, "Preset of the synthesized demo model");
+  bind("engine", "threads", e.threads, "Compute threads (0: one per core)");
+  bind("engine", "ctx-size", e.context_cells,
+       "KV cells shared by all requests and the prefix cache");
+  bind("engine", "parallel", e.parallel, "Sequences decoded together (continuous batching)");
+  bind("engine", "step-tokens", e.step_tokens,
+       "Tokens per engine step: decode tokens plus prefill chunks (chunked prefill)");
+  bind("engine", "max-tokens-default", e.default_max_tokens, "max_tokens when a request omits it");
+  bind("engine", "prefix-cache-entries", e.prefix_cache_entries, "Cached prompt prefixes");
+  bind("engine", "prefix-cache-cells", e.prefix_cache_cells,
+       "KV cells the prefix cache may hold (0: a quarter of --ctx-size)");
+  bind("engine", "warmup", e.warmup, "Decode a representative batch before /ready (default on)");
+
+  auto& u = cfg.upstream;
+  bind("upstream", "upstream", u.url,
+       "Forward generation to this OpenAI-compatible server instead of a local model");
+  bind("upstream", "upstream-model", u.model, "Model to request from the upstream");
+  bind("upstream", "upstream-api-key", u.api_key, "Bearer token for the upstream");
+  bind("upstream", "upstream-timeout", u.timeout_s, "Seconds an upstream request may take");
+
+  auto& h = cfg.http;
+  bind("http", "host", h.host, "Listen address");
+  bind("http", "port", h.port, "Listen port (0: any free port)");
+  bind("http", "http-threads", h.threads, "I/O threads");
+  bind("http", "body-limit", h.body_limit, "Largest request body in bytes");
+  bind("http", "header-limit", h.header_limit, "Largest request header block in bytes");
+  bind("http", "idle-timeout", cfg.idle_timeout_s, "Seconds a keep-alive connection may idle");
+  bind("http", "read-timeout", cfg.read_timeout_s, "Seconds to receive a whole request");
+  bind("http", "write-timeout", cfg.write_timeout_s, "Seconds a client may take to accept a write");
+  bind("http", "max-connections", h.max_connections, "Open connections at most");
+  bind("http", "port-file", cfg.port_file, "Write the bound port to this file once listening");
+  bind("http", "shutdown-grace", cfg.shutdown_grace_s,
+       "Seconds in-flight requests get to finish on SIGTERM before they are cancelled");
+}
+
+Status ServeFlags::finish() {
+  if (!config_.config_file.empty()) {
+    toml::table table;
+    try {
+      table = toml::parse_file(config_.config_file);
+    } catch (const toml::parse_error& e) {
+      return Error::invalid(fmt::format("{}:{}:{}: {}", config_.config_file, e.source().begin.line,
+                                        e.source().begin.column, e.description()));
+    }
+    std::vector<std::pair<std::string, const toml::node*>> keys;
+    collect_keys(table, "", keys);
+    for (const auto& [key, node] : keys) {
+      const int line = static_cast<int>(node->source().begin.line);
+      auto it = std::find_if(bindings_.begin(), bindings_.end(),
+                             [&](const Binding& b) { return b.key == key; });
+      if (it == bindings_.end()) {
+        return Error::invalid(
+            fmt::format("{}:{}: unknown setting '{}'", config_.config_file, line, key));
+      }
+      if (command_.count(it->flag) > 0) continue;  // the flag wins
+      if (!it->set_from_toml(node)) {
+        return Error::invalid(
+            fmt::format("{}:{}: '{}' has the wrong type", config_.config_file, line, key));
+      }
+    }
+  }
+  auto& e = config_.engine;
+  if (e.parallel < 1 || e.parallel > 128)
+    return Error::invalid("--parallel must be between 1 and 128");
+  if (e.context_cells < 256) return Error::invalid("--ctx-size must be at least 256");
+  if (e.step_tokens < 16) return Error::invalid("--step-tokens must be at least 16");
+  if (e.threads < 0) return Error::invalid("--threads must not be negative");
+  if (config_.http.threads < 1) return Error::invalid("--http-threads must be at least 1");
+  if (config_.http.body_limit < 1024) return Error::invalid("--body-limit must be at least 1024");
+  if (!e.model_path.empty() && !config_.upstream.url.empty()) {
+    return Error::invalid("give either --model or --upstream, not both");
+  }
+  config_.http.idle_timeout = std::chrono::seconds(config_.idle_timeout_s);
+  config_.http.read_timeout = std::chrono::seconds(config_.read_timeout_s);
+  config_.http.write_timeout = std::chrono::seconds(config_.write_timeout_s);
+  return {};
+}
+
+}  // namespace supportd::app

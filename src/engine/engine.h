@@ -1,0 +1,66 @@
+// The seam between the server and whatever produces tokens: the llama.cpp engine in-process
+// (engine/llama/) or an OpenAI-compatible upstream over HTTP (engine/upstream/).
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+#include "engine/request.h"
+
+namespace supportd::engine {
+
+// What /v1/models shows about the served model.
+struct ModelCard {
+  std::string id;           // the name clients put in "model"
+  std::string description;  // architecture, size, quantization; says so when text is meaningless
+  int context_length = 0;   // tokens one request may use (prompt + output)
+  bool meaningless_text = false;  // random weights (synthesized): never show its text to customers
+  std::string owned_by = "supportd";
+};
+
+struct EngineStats {
+  int running = 0;  // sequences prefilling or decoding
+  int waiting = 0;  // admitted to the queue, not yet running
+  int waiting_by_priority[kPriorityCount] = {0, 0, 0};
+  std::int64_t kv_cells_used = 0;
+  std::int64_t kv_cells_total = 0;
+  std::int64_t prefix_cache_tokens = 0;  // KV cells held by the prefix cache
+  std::int64_t prefix_lookups = 0;
+  std::int64_t prefix_hits = 0;
+  std::int64_t prompt_tokens_reused = 0;
+  std::int64_t steps = 0;        // llama_decode calls
+  std::int64_t step_tokens = 0;  // tokens carried by all those calls
+  std::int64_t tokens_generated = 0;
+  double last_step_ms = 0;
+};
+
+class Engine {
+ public:
+  using RequestId = std::uint64_t;
+
+  virtual ~Engine() = default;
+
+  virtual const ModelCard& model() const = 0;
+
+  // Validates and queues `request`. On error nothing was queued and `sink` is never called.
+  // On success `sink->on_done` is called exactly once, later, on the engine's thread.
+  virtual Result<RequestId> submit(GenerationRequest request,
+                                   std::shared_ptr<GenerationSink> sink) = 0;
+
+  // Asks the request to stop; it leaves the engine (KV freed) within one engine step and its
+  // sink sees on_done(kCancelled) unless it had already finished. Unknown ids are ignored.
+  virtual void cancel(RequestId id) = 0;
+
+  // True once the model is loaded and warmed up; false again while shutting down.
+  virtual bool ready() const = 0;
+
+  virtual EngineStats stats() const = 0;
+
+  // Cancels everything still running or queued and stops the engine's thread. Idempotent.
+  virtual void shutdown() = 0;
+};
+
+}  // namespace supportd::engine

@@ -1,0 +1,142 @@
+#include "engine/llama/llama_engine.h"
+
+#include <algorithm>
+#include <random>
+
+#include <spdlog/spdlog.h>
+
+#include "engine/llama/loop.h"
+#include "llama.h"
+
+namespace supportd::engine::llama {
+
+LlamaEngine::LlamaEngine(EngineOptions options) : options_(std::move(options)) {}
+
+LlamaEngine::~LlamaEngine() {
+  shutdown();
+}
+
+Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& requested) {
+  EngineOptions options = requested;
+  if (options.threads <= 0) {
+    options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  options.parallel = std::clamp(options.parallel, 1, 128);
+  options.prefix_cache_entries = std::clamp(options.prefix_cache_entries, 0, 128);
+  options.step_tokens = std::max(options.step_tokens, 16);
+  options.context_cells = std::max(options.context_cells, 256);
+  if (options.prefix_cache_cells <= 0) options.prefix_cache_cells = options.context_cells / 4;
+
+  auto model = Model::load(options.model_path, options.alias);
+  if (!model) return model.error();
+
+  llama_context_params params = llama_context_default_params();
+  params.n_ctx = static_cast<uint32_t>(options.context_cells);
+  params.n_batch = static_cast<uint32_t>(std::max(options.step_tokens, options.parallel));
+  params.n_ubatch = std::min<uint32_t>(params.n_batch, 512);
+  params.n_seq_max = static_cast<uint32_t>(options.parallel + options.prefix_cache_entries);
+  params.n_threads = options.threads;
+  params.n_threads_batch = options.threads;
+  params.kv_unified = true;
+  params.no_perf = true;
+  llama_context* context = llama_init_from_model((*model)->raw(), params);
+  if (context == nullptr) {
+    return Error::make(ErrorCode::kInternal,
+                       "cannot create a llama.cpp context: " + last_llama_error());
+  }
+  options.context_cells = static_cast<int>(llama_n_ctx(context));
+
+  std::unique_ptr<LlamaEngine> engine(new LlamaEngine(options));
+  engine->model_ = std::move(model).value();
+  engine->max_context_ = std::min(engine->model_->context_length(), options.context_cells);
+  engine->model_card_ = engine->model_->card();
+  engine->model_card_.context_length = engine->max_context_;
+  engine->loop_ = std::make_unique<Loop>(*engine, context);
+  spdlog::info(
+      "engine: {} ({}); {} threads, {} KV cells, {} parallel sequences, {} tokens per step",
+      engine->model_card_.id, engine->model_card_.description, options.threads,
+      options.context_cells, options.parallel, options.step_tokens);
+
+  LlamaEngine* self = engine.get();
+  engine->thread_ = std::thread([self] {
+    if (self->options_.warmup) self->loop_->warm_up();
+    self->ready_ = true;
+    self->loop_->run();
+  });
+  return engine;
+}
+
+const ModelCard& LlamaEngine::model() const {
+  return model_card_;
+}
+
+Result<Engine::RequestId> LlamaEngine::submit(GenerationRequest request,
+                                              std::shared_ptr<GenerationSink> sink) {
+  if (stopping_.load()) {
+    return Error::make(ErrorCode::kUnavailable, "the server is shutting down");
+  }
+  auto sequence = std::make_unique<Sequence>();
+  if (request.chat) {
+    auto tokens = model_->tokenize_chat(request.messages);
+    if (!tokens) return tokens.error();
+    sequence->tokens = std::move(tokens).value();
+  } else {
+    sequence->tokens = model_->tokenize(request.prompt, /*add_bos=*/true, /*parse_special=*/true);
+  }
+  const int prompt = static_cast<int>(sequence->tokens.size());
+  if (prompt == 0)
+    return Error::invalid("the prompt is empty", request.chat ? "messages" : "prompt");
+  if (prompt >= max_context_) {
+    return Error{ErrorCode::kTooLarge,
+                 fmt::format("the prompt is {} tokens; this model's context holds {} tokens "
+                             "(prompt and output together)",
+                             prompt, max_context_),
+                 request.chat ? "messages" : "prompt"};
+  }
+  const int room = max_context_ - prompt;
+  const int wanted = request.max_tokens > 0 ? request.max_tokens : options_.default_max_tokens;
+  sequence->max_new = std::min(wanted, room);
+  sequence->prompt_size = sequence->tokens.size();
+  sequence->cells = prompt + sequence->max_new;
+  sequence->tokens.reserve(sequence->prompt_size + static_cast<std::size_t>(sequence->max_new));
+
+  const std::uint32_t seed =
+      request.sampling.seed.value_or(static_cast<std::uint32_t>(std::random_device{}()));
+  sequence->sampler =
+      std::make_unique<Sampler>(*model_, request.sampling, request.ignore_eos, seed);
+  sequence->stop = StopMatcher(request.stop);
+  sequence->id = next_id_++;
+  sequence->submitted = Clock::now();
+  sequence->request = std::move(request);
+  sequence->sink = std::move(sink);
+  const RequestId id = sequence->id;
+  loop_->enqueue(std::move(sequence));
+  return id;
+}
+
+void LlamaEngine::cancel(RequestId id) {
+  loop_->cancel(id);
+}
+
+EngineStats LlamaEngine::stats() const {
+  return loop_->stats();
+}
+
+void LlamaEngine::shutdown() {
+  if (stopping_.exchange(true)) return;
+  ready_ = false;
+  if (loop_) loop_->request_stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LlamaEngine::clear_prefix_cache() {
+  loop_->run_on_engine([this] { loop_->clear_prefix_cache(); });
+}
+
+int LlamaEngine::sequences_holding_cells() {
+  int holding = 0;
+  loop_->run_on_engine([&] { holding = loop_->sequences_holding_cells(); });
+  return holding;
+}
+
+}  // namespace supportd::engine::llama

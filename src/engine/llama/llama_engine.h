@@ -1,0 +1,77 @@
+// The in-process engine: one thread owns the llama.cpp context and runs a continuous-batching
+// loop. Every step, a single llama_decode carries the next token of every decoding sequence
+// plus prefill chunks of newly started requests under a token budget (chunked prefill), so a
+// long prompt never stalls the users who are streaming. KV cells live in one unified cache;
+// finished conversations stay in it as prefix-cache entries that later requests reuse.
+// Thread-safety: the public methods may be called from any thread; everything else runs on
+// the engine thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/llama/model.h"
+
+namespace supportd::engine::llama {
+
+struct EngineOptions {
+  std::string model_path;
+  std::string alias;              // the id clients use; default: the file name without .gguf
+  int threads = 0;                // compute threads for llama.cpp; 0: one per core
+  int context_cells = 16384;      // KV cells shared by all sequences and the prefix cache
+  int parallel = 16;              // sequences running at once
+  int step_tokens = 256;          // tokens per llama_decode call (decode tokens + prefill chunks)
+  int default_max_tokens = 1024;  // when a request does not say
+  int prefix_cache_entries = 32;  // cached prefixes (each holds a sequence id)
+  int prefix_cache_cells = 0;     // KV cells the prefix cache may hold; 0: a quarter of the context
+  bool warmup = true;             // decode a representative batch before ready()
+};
+
+class LlamaEngine final : public Engine {
+ public:
+  // Loads the model, creates the context, starts the engine thread and warms up.
+  static Result<std::unique_ptr<LlamaEngine>> create(const EngineOptions& options);
+  ~LlamaEngine() override;
+
+  const ModelCard& model() const override;
+  Result<RequestId> submit(GenerationRequest request,
+                           std::shared_ptr<GenerationSink> sink) override;
+  void cancel(RequestId id) override;
+  bool ready() const override { return ready_.load(); }
+  EngineStats stats() const override;
+  void shutdown() override;
+
+  const Model& llama_model() const { return *model_; }
+  const EngineOptions& options() const { return options_; }
+
+  // Empties the prefix cache (on the engine thread) and waits until done.
+  void clear_prefix_cache();
+
+  // Number of sequence ids, other than prefix-cache entries, that still hold KV cells.
+  // Zero whenever no request runs: the check that nothing leaks.
+  int sequences_holding_cells();
+
+ private:
+  struct Sequence;
+  class Loop;
+
+  explicit LlamaEngine(EngineOptions options);
+
+  EngineOptions options_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Loop> loop_;
+  std::thread thread_;
+  std::atomic<bool> ready_{false};
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> next_id_{1};
+  int max_context_ = 0;  // tokens one request may use
+  ModelCard model_card_;
+};
+
+}  // namespace supportd::engine::llama

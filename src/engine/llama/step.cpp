@@ -1,0 +1,166 @@
+// One engine step: build the batch (decode tokens first, then prefill chunks under the token
+// budget), run llama_decode once, sample every sequence that produced logits.
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "engine/llama/loop.h"
+
+namespace supportd::engine::llama {
+namespace {
+
+void add_token(llama_batch& batch, Token token, llama_pos pos, int seq_id, bool logits) {
+  const int i = batch.n_tokens++;
+  batch.token[i] = token;
+  batch.pos[i] = pos;
+  batch.n_seq_id[i] = 1;
+  batch.seq_id[i][0] = seq_id;
+  batch.logits[i] = logits;
+}
+
+}  // namespace
+
+void LlamaEngine::Loop::step() {
+  batch_.n_tokens = 0;
+  struct Planned {
+    Sequence* sequence;
+    int tokens;
+  };
+  std::vector<Planned> planned;
+  planned.reserve(running_.size());
+
+  // Every decoding sequence advances by one token.
+  for (auto& s : running_) {
+    s->batch_index = -1;
+    if (s->n_past < s->prompt_size) continue;
+    add_token(batch_, s->tokens[s->n_past], static_cast<llama_pos>(s->n_past), s->seq_id, true);
+    s->batch_index = batch_.n_tokens - 1;
+    planned.push_back({s.get(), 1});
+  }
+  // Prefill chunks fill the rest of the budget, oldest admission first; a minimum chunk keeps
+  // prefill moving even when the decode tokens alone fill the budget.
+  const int capacity = std::max(options_.step_tokens, options_.parallel);
+  int budget =
+      std::min(capacity - batch_.n_tokens, std::max(options_.step_tokens - batch_.n_tokens, 16));
+  for (auto& s : running_) {
+    if (budget <= 0) break;
+    if (s->n_past >= s->prompt_size) continue;
+    const int chunk = static_cast<int>(std::min<std::size_t>(s->prompt_size - s->n_past, budget));
+    for (int k = 0; k < chunk; ++k) {
+      const std::size_t at = s->n_past + k;
+      add_token(batch_, s->tokens[at], static_cast<llama_pos>(at), s->seq_id,
+                at + 1 == s->prompt_size);
+    }
+    if (s->n_past + chunk == s->prompt_size) s->batch_index = batch_.n_tokens - 1;
+    planned.push_back({s.get(), chunk});
+    budget -= chunk;
+  }
+  if (batch_.n_tokens == 0) return;
+
+  const auto started = Clock::now();
+  if (!decode_batch(batch_.n_tokens)) {
+    for (const auto& p : planned) {
+      // Drop whatever part of this step reached the cache, then fail the request.
+      llama_memory_seq_rm(memory_, p.sequence->seq_id, static_cast<llama_pos>(p.sequence->n_past),
+                          -1);
+      finish(*p.sequence, FinishReason::kError,
+             Error::make(ErrorCode::kInternal, "the engine failed to decode this request"));
+    }
+    return;
+  }
+  const auto decoded = Clock::now();
+  counters_.steps += 1;
+  counters_.step_tokens += batch_.n_tokens;
+  counters_.last_step_ms = std::chrono::duration<double, std::milli>(decoded - started).count();
+
+  for (const auto& p : planned)
+    p.sequence->n_past += static_cast<std::size_t>(p.tokens);
+  for (const auto& p : planned) {
+    Sequence& s = *p.sequence;
+    if (s.batch_index < 0 || !s.sink) continue;
+    on_token(s, s.sampler->sample(context_, s.batch_index));
+  }
+}
+
+void LlamaEngine::Loop::warm_up() {
+  // A cold model is slow for its first requests (page faults, allocator growth, kernel
+  // repacking): run what a busy moment looks like once, before reporting ready.
+  const auto started = Clock::now();
+  const int sequences = std::min(options_.parallel, 8);
+  const int capacity = std::max(options_.step_tokens, options_.parallel);
+  std::vector<Token> sample = model_.tokenize(
+      "Hello! I ordered a pair of shoes last week and they have not arrived yet. Could you "
+      "tell me where my parcel is and when I can expect it?",
+      true, false);
+  const int prompt =
+      std::max(1, std::min<int>(static_cast<int>(sample.size()), capacity / sequences));
+  batch_.n_tokens = 0;
+  for (int s = 0; s < sequences; ++s) {
+    for (int i = 0; i < prompt; ++i)
+      add_token(batch_, sample[i], i, s, i == prompt - 1);
+  }
+  bool ok = llama_decode(context_, batch_) == 0;
+  for (int k = 0; ok && k < 4; ++k) {
+    batch_.n_tokens = 0;
+    for (int s = 0; s < sequences; ++s)
+      add_token(batch_, sample[0], prompt + k, s, true);
+    ok = llama_decode(context_, batch_) == 0;
+  }
+  llama_memory_clear(memory_, true);
+  spdlog::info("engine: warm-up {} ({} sequences x {} tokens, {:.0f} ms)", ok ? "done" : "FAILED",
+               sequences, prompt,
+               std::chrono::duration<double, std::milli>(Clock::now() - started).count());
+}
+
+bool LlamaEngine::Loop::decode_batch(int n_tokens) {
+  int rc = llama_decode(context_, batch_);
+  if (rc == 1) {
+    // No room in the KV cache (fragmentation, or more reuse than planned): give the prefix
+    // cache's cells back and try once more.
+    spdlog::warn("KV cache full for a {}-token step; clearing the prefix cache", n_tokens);
+    for (int id : prefix_cache_.clear())
+      llama_memory_seq_rm(memory_, id, -1, -1);
+    rc = llama_decode(context_, batch_);
+  }
+  if (rc != 0) {
+    spdlog::error("llama_decode failed with code {} on a {}-token step", rc, n_tokens);
+    return false;
+  }
+  return true;
+}
+
+void LlamaEngine::Loop::on_token(Sequence& s, Token token) {
+  const auto now = Clock::now();
+  if (!s.has_first_token) {
+    s.has_first_token = true;
+    s.first_token = now;
+    // The prompt is now in the cache: requests that share its beginning can reuse it at once.
+    const auto insertion = prefix_cache_.insert(std::span(s.tokens).first(s.prompt_size));
+    for (int id : insertion.evicted)
+      llama_memory_seq_rm(memory_, id, -1, -1);
+    if (insertion.seq_id >= 0 && !insertion.already_cached) {
+      llama_memory_seq_cp(memory_, s.seq_id, insertion.seq_id, 0,
+                          static_cast<llama_pos>(s.prompt_size));
+    }
+  }
+  if (!s.request.ignore_eos && model_.is_end_of_generation(token)) {
+    finish(s, FinishReason::kStop);
+    return;
+  }
+  s.tokens.push_back(token);
+  ++s.generated;
+  ++counters_.tokens_generated;
+  emit(s, model_.piece(token));
+  if (s.stop.stopped()) {
+    finish(s, FinishReason::kStop);
+  } else if (s.generated >= s.max_new) {
+    finish(s, FinishReason::kLength);
+  }
+}
+
+void LlamaEngine::Loop::emit(Sequence& s, std::string_view bytes) {
+  const std::string text = s.stop.push(s.utf8.push(bytes));
+  if (!text.empty()) s.sink->on_text(text);
+}
+
+}  // namespace supportd::engine::llama

@@ -1,0 +1,147 @@
+#include "engine/prefix_cache.h"
+
+#include <algorithm>
+
+namespace supportd::engine {
+
+PrefixCache::PrefixCache(std::vector<int> seq_ids, std::size_t max_cells)
+    : root_(std::make_unique<Node>()), free_seq_ids_(std::move(seq_ids)), max_cells_(max_cells) {
+  std::reverse(free_seq_ids_.begin(), free_seq_ids_.end());  // hand out the lowest id first
+}
+
+PrefixCache::~PrefixCache() = default;
+
+void PrefixCache::touch(Entry* entry) {
+  lru_.splice(lru_.begin(), lru_, entry->lru);
+  for (Node* node = entry->end; node != root_.get(); node = node->parent)
+    node->any = entry;
+}
+
+PrefixCache::Match PrefixCache::lookup(std::span<const Token> tokens) {
+  Node* node = root_.get();
+  for (Token token : tokens) {
+    auto it = node->children.find(token);
+    if (it == node->children.end()) break;
+    node = it->second.get();
+  }
+  if (node == root_.get()) return {};
+  Entry* entry = node->any;
+  touch(entry);
+  return {entry->seq_id, static_cast<std::size_t>(node->depth)};
+}
+
+std::vector<int> PrefixCache::remove_entry(Entry* entry) {
+  std::vector<int> cleared{entry->seq_id};
+  Node* node = entry->end;
+  node->ends_here = nullptr;
+  // Walk up: drop nodes no entry uses any more, re-point `any` on the ones that stay.
+  while (node != root_.get()) {
+    Node* parent = node->parent;
+    if (--node->refs == 0) {
+      parent->children.erase(node->token);
+      --nodes_;
+    } else if (node->any == entry) {
+      node->any = node->ends_here;
+      if (node->any == nullptr) {
+        for (auto& [token, child] : node->children) {
+          node->any = child->any;
+          break;
+        }
+      }
+    }
+    node = parent;
+  }
+  lru_.erase(entry->lru);
+  free_seq_ids_.push_back(entry->seq_id);
+  entries_.erase(entry->seq_id);
+  return cleared;
+}
+
+PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens) {
+  Insertion result;
+  if (tokens.empty() || tokens.size() > max_cells_) return result;
+
+  // How much of `tokens` is already in the trie.
+  Node* node = root_.get();
+  std::size_t matched = 0;
+  while (matched < tokens.size()) {
+    auto it = node->children.find(tokens[matched]);
+    if (it == node->children.end()) break;
+    node = it->second.get();
+    ++matched;
+  }
+  if (matched == tokens.size()) {  // a cached entry already covers it
+    touch(node->any);
+    result.already_cached = true;
+    result.seq_id = node->any->seq_id;
+    return result;
+  }
+
+  // An entry ending on the matched path becomes redundant: the new entry covers it. (No entry is a
+  // prefix of another, so there is at most one.)
+  for (Node* n = node; n != root_.get(); n = n->parent) {
+    if (n->ends_here != nullptr) {
+      auto cleared = remove_entry(n->ends_here);
+      result.evicted.insert(result.evicted.end(), cleared.begin(), cleared.end());
+      break;
+    }
+  }
+
+  // Make room for the new tail and find a free sequence id. Evictions may drop nodes of the
+  // matched path, so walk it again after each one.
+  for (;;) {
+    node = root_.get();
+    matched = 0;
+    while (matched < tokens.size()) {
+      auto it = node->children.find(tokens[matched]);
+      if (it == node->children.end()) break;
+      node = it->second.get();
+      ++matched;
+    }
+    if (nodes_ + (tokens.size() - matched) <= max_cells_ && !free_seq_ids_.empty()) break;
+    if (lru_.empty()) return result;
+    auto cleared = remove_entry(lru_.back());
+    result.evicted.insert(result.evicted.end(), cleared.begin(), cleared.end());
+  }
+
+  for (std::size_t i = matched; i < tokens.size(); ++i) {
+    auto child = std::make_unique<Node>();
+    child->token = tokens[i];
+    child->parent = node;
+    child->depth = node->depth + 1;
+    Node* raw = child.get();
+    node->children.emplace(tokens[i], std::move(child));
+    node = raw;
+    ++nodes_;
+  }
+
+  auto entry = std::make_unique<Entry>();
+  entry->seq_id = free_seq_ids_.back();
+  free_seq_ids_.pop_back();
+  entry->end = node;
+  node->ends_here = entry.get();
+  for (Node* n = node; n != root_.get(); n = n->parent)
+    ++n->refs;
+  lru_.push_front(entry.get());
+  entry->lru = lru_.begin();
+  touch(entry.get());
+  result.seq_id = entry->seq_id;
+  entries_.emplace(entry->seq_id, std::move(entry));
+  return result;
+}
+
+std::vector<int> PrefixCache::evict_cells(std::size_t cells) {
+  std::vector<int> cleared;
+  const std::size_t target = cells >= nodes_ ? 0 : nodes_ - cells;
+  while (nodes_ > target && !lru_.empty()) {
+    auto ids = remove_entry(lru_.back());
+    cleared.insert(cleared.end(), ids.begin(), ids.end());
+  }
+  return cleared;
+}
+
+std::vector<int> PrefixCache::clear() {
+  return evict_cells(nodes_);
+}
+
+}  // namespace supportd::engine

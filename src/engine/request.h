@@ -1,0 +1,92 @@
+// What a caller asks the engine for, and what comes back. Plain data: no llama.cpp types, no
+// HTTP, so the API layer, the desk and both backends share them.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "sched/priority.h"
+
+namespace supportd::engine {
+
+using Clock = std::chrono::steady_clock;
+
+using sched::kPriorityCount;
+using sched::Priority;
+
+struct ChatMessage {
+  std::string role;  // "system", "user", "assistant"
+  std::string content;
+};
+
+struct SamplingParams {
+  float temperature = 0.8f;  // <= 0 means greedy
+  float top_p = 0.95f;       // 1 disables
+  int top_k = 40;            // <= 0 disables
+  float min_p = 0.05f;       // 0 disables
+  float repeat_penalty = 1.0f;
+  float frequency_penalty = 0.0f;
+  float presence_penalty = 0.0f;
+  int penalty_last_n = 64;
+  std::optional<std::uint32_t> seed;  // unset: a fresh random seed per request
+};
+
+struct GenerationRequest {
+  std::string id;                     // for logs and traces
+  bool chat = false;                  // chat: render `messages` with the model's chat template
+  std::vector<ChatMessage> messages;  // when chat
+  std::string prompt;                 // when not chat: raw text, tokenized with special tokens
+  SamplingParams sampling;
+  int max_tokens = -1;  // -1: the server's default
+  std::vector<std::string> stop;
+  bool ignore_eos = false;  // keep generating past end-of-generation tokens (benchmarks)
+  Priority priority = Priority::kNormal;
+  std::string tenant;
+  std::optional<Clock::time_point> deadline;  // finish by then or be refused / stopped
+};
+
+enum class FinishReason {
+  kStop,       // end-of-generation token or a stop string
+  kLength,     // max_tokens or the context is full
+  kCancelled,  // cancel() or shutdown
+  kDeadline,   // the request's deadline passed
+  kError,      // engine failure; see Completion::error
+};
+const char* finish_reason_name(FinishReason reason);
+
+struct Usage {
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+  int cached_tokens = 0;  // prompt tokens whose KV was reused from the prefix cache
+};
+
+// Milliseconds from submission; negative when the event did not happen.
+struct Timings {
+  double queued_ms = 0;        // waiting for admission
+  double first_token_ms = -1;  // time to first token
+  double total_ms = 0;
+};
+
+struct Completion {
+  FinishReason reason = FinishReason::kStop;
+  Usage usage;
+  Timings timings;
+  Error error;  // meaningful when reason == kError
+};
+
+// Receives one request's output. Called on the engine's thread, in order, never concurrently
+// for one request; implementations must return quickly and never block.
+class GenerationSink {
+ public:
+  virtual ~GenerationSink() = default;
+  // A piece of generated text: whole UTF-8 characters, stop strings already removed.
+  virtual void on_text(std::string_view text) = 0;
+  // The end; called exactly once, after the last on_text.
+  virtual void on_done(const Completion& completion) = 0;
+};
+
+}  // namespace supportd::engine

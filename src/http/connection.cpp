@@ -1,0 +1,267 @@
+#include "http/connection.h"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/beast/http.hpp>
+
+#include "http/server_impl.h"
+
+namespace supportd::http {
+
+namespace bhttp = beast::http;
+using net::as_tuple;
+using net::use_awaitable;
+
+namespace {
+
+constexpr std::string_view kServerName = "supportd";
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+Connection::Connection(Server::Impl& server, tcp::socket socket)
+    : server_(server), stream_(std::move(socket)), wake_(stream_.get_executor()) {
+  boost::system::error_code ec;
+  const auto endpoint = stream_.socket().remote_endpoint(ec);
+  if (!ec) remote_ = endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+}
+
+Connection::~Connection() {
+  server_.unregister_connection(this);
+}
+
+void Connection::close_if_idle() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    if (self->idle_) {
+      boost::system::error_code ec;
+      self->stream_.socket().close(ec);
+    }
+  });
+}
+
+void Connection::close() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    boost::system::error_code ec;
+    self->stream_.socket().close(ec);
+    self->wake_.cancel();
+  });
+}
+
+net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
+  try {
+    if (self->server_.options.max_connections > 0 &&
+        self->server_.open_connections.load() > self->server_.options.max_connections) {
+      co_await self->write_error(503, "too many connections; try again later", "overloaded");
+      co_return;
+    }
+    for (;;) {
+      Request request;
+      bool keep_alive = false;
+      if (!co_await self->read_request(request, keep_alive)) break;
+
+      ++self->server_.in_flight;
+      Response response;
+      try {
+        response = self->server_.handler(request);
+      } catch (const std::exception& e) {
+        spdlog::error("http: handler for {} {} threw: {}", request.method, request.path, e.what());
+        response = error_response(500, "internal error", "server_error", "internal");
+      }
+      if (self->server_.draining) keep_alive = false;
+      bool ok;
+      if (response.stream) {
+        ok = co_await self->write_deferred(response.stream, keep_alive);
+      } else {
+        ok = co_await self->write_response(response, keep_alive);
+      }
+      --self->server_.in_flight;
+      if (!ok || !keep_alive) break;
+    }
+  } catch (const std::exception& e) {
+    spdlog::debug("http: connection {} ended: {}", self->remote_, e.what());
+  }
+  boost::system::error_code ec;
+  self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  self->stream_.socket().close(ec);
+}
+
+net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive) {
+  const auto& options = server_.options;
+  // Wait for the first byte of the next request under the (long) idle timeout.
+  if (buffer_.size() == 0) {
+    idle_ = true;
+    if (server_.draining) co_return false;
+    stream_.expires_after(options.idle_timeout);
+    auto [ec, n] = co_await stream_.async_read_some(buffer_.prepare(8192), as_tuple(use_awaitable));
+    idle_ = false;
+    if (ec) co_return false;
+    buffer_.commit(n);
+  }
+  idle_ = false;
+
+  // The rest of the request must arrive within the read timeout.
+  bhttp::request_parser<bhttp::string_body> parser;
+  parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
+  parser.body_limit(options.body_limit);
+  stream_.expires_after(options.read_timeout);
+  auto [ec, header_bytes] =
+      co_await bhttp::async_read_header(stream_, buffer_, parser, as_tuple(use_awaitable));
+  if (!ec && parser.get()[bhttp::field::expect] == "100-continue") {
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    std::tie(ec, std::ignore) =
+        co_await net::async_write(stream_, net::buffer(kContinue), as_tuple(use_awaitable));
+  }
+  if (!ec && !parser.is_done()) {
+    std::tie(ec, std::ignore) =
+        co_await bhttp::async_read(stream_, buffer_, parser, as_tuple(use_awaitable));
+  }
+  if (ec) {
+    if (ec == bhttp::error::body_limit) {
+      co_await write_error(413,
+                           "request body is larger than the limit of " +
+                               std::to_string(options.body_limit) + " bytes",
+                           "request_too_large");
+    } else if (ec == bhttp::error::header_limit) {
+      co_await write_error(431,
+                           "request headers are larger than the limit of " +
+                               std::to_string(options.header_limit) + " bytes",
+                           "headers_too_large");
+    } else if (ec != beast::error::timeout && ec != net::error::eof &&
+               ec != bhttp::error::end_of_stream && ec != net::error::connection_reset &&
+               ec != net::error::operation_aborted && ec != bhttp::error::partial_message) {
+      co_await write_error(400, "malformed HTTP request: " + ec.message(), "bad_request");
+    }
+    co_return false;
+  }
+
+  auto& message = parser.get();
+  keep_alive = message.keep_alive();
+  request.method = std::string(message.method_string());
+  request.target = std::string(message.target());
+  if (request.target.empty() || request.target.front() != '/') {
+    co_await write_error(400, "request target must be an absolute path", "bad_request");
+    co_return false;
+  }
+  const std::size_t question = request.target.find('?');
+  request.path = percent_decode(std::string_view(request.target).substr(0, question), false);
+  if (question != std::string::npos) request.query = request.target.substr(question + 1);
+  for (const auto& field : message) {
+    request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+  }
+  request.body = std::move(message.body());
+  request.remote = remote_;
+  co_return true;
+}
+
+net::awaitable<bool> Connection::write_response(Response& response, bool keep_alive) {
+  bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), 11};
+  message.set(bhttp::field::server, kServerName);
+  message.set(bhttp::field::content_type, response.content_type);
+  for (const auto& [name, value] : response.headers)
+    message.insert(name, value);
+  message.body() = std::move(response.body);
+  message.keep_alive(keep_alive);
+  message.prepare_payload();
+  stream_.expires_after(server_.options.write_timeout);
+  auto [ec, n] = co_await bhttp::async_write(stream_, message, as_tuple(use_awaitable));
+  co_return !ec;
+}
+
+net::awaitable<bool> Connection::write_error(int status, std::string_view message,
+                                             std::string_view code) {
+  Response response = error_response(status, message, "invalid_request_error", code);
+  if (status == 503) response = error_response(status, message, "server_error", code);
+  co_return co_await write_response(response, false);
+}
+
+template <typename Buffers>
+net::awaitable<bool> Connection::write_all(const Buffers& buffers) {
+  stream_.expires_after(server_.options.write_timeout);  // the write side only: a read is pending
+  auto [ec, n] = co_await net::async_write(stream_, buffers, as_tuple(use_awaitable));
+  co_return !ec;
+}
+
+net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> reply,
+                                                bool keep_alive) {
+  using namespace net::experimental::awaitable_operators;
+  std::weak_ptr<Connection> weak = shared_from_this();
+  reply->set_waker([weak, executor = stream_.get_executor()] {
+    net::post(executor, [weak] {
+      if (auto self = weak.lock()) self->wake_.cancel();
+    });
+  });
+  stream_.expires_never();
+  // Write what the producer sends while watching for the client to leave.
+  auto result = co_await (drain(reply, keep_alive) || watch_peer());
+  reply->set_waker(nullptr);
+  if (result.index() == 1) {
+    reply->cancel();  // the client went away: stop the work behind the answer
+    co_return false;
+  }
+  co_return std::get<0>(result);
+}
+
+net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool keep_alive) {
+  bool streaming = false;
+  for (;;) {
+    if (!reply->has_data()) {
+      wake_.expires_at(net::steady_timer::time_point::max());
+      co_await wake_.async_wait(as_tuple(use_awaitable));
+      continue;
+    }
+    ReplyStream::Batch batch = reply->take();
+    if (batch.response && !streaming)
+      co_return co_await write_response(*batch.response, keep_alive);
+
+    std::string out;
+    if (batch.opened && !streaming) {
+      streaming = true;
+      bhttp::response<bhttp::empty_body> head{static_cast<bhttp::status>(batch.status), 11};
+      head.set(bhttp::field::server, kServerName);
+      head.set(bhttp::field::content_type, batch.content_type);
+      head.set(bhttp::field::cache_control, "no-cache");
+      head.set("X-Accel-Buffering", "no");
+      for (const auto& [name, value] : batch.headers)
+        head.insert(name, value);
+      head.keep_alive(keep_alive);
+      head.chunked(true);
+      bhttp::response_serializer<bhttp::empty_body> serializer{head};
+      stream_.expires_after(server_.options.write_timeout);
+      auto [ec, n] =
+          co_await bhttp::async_write_header(stream_, serializer, as_tuple(use_awaitable));
+      if (ec) co_return false;
+    }
+    if (!batch.data.empty() && streaming) {
+      if (!co_await write_all(bhttp::make_chunk(net::buffer(batch.data)))) co_return false;
+    }
+    if (batch.closed) {
+      if (!streaming) co_return false;  // closed without ever opening: nothing valid to send
+      co_return co_await write_all(bhttp::make_chunk_last());
+    }
+  }
+}
+
+net::awaitable<void> Connection::watch_peer() {
+  // Any read completion but data means the client is gone. Pipelined bytes are kept for the
+  // next request (up to a bound, after which we stop reading and just wait).
+  auto& socket = stream_.socket();
+  for (;;) {
+    if (buffer_.size() > 64 * 1024) {
+      net::steady_timer forever(co_await net::this_coro::executor,
+                                net::steady_timer::time_point::max());
+      co_await forever.async_wait(as_tuple(use_awaitable));
+      co_return;
+    }
+    auto [ec, n] = co_await socket.async_read_some(buffer_.prepare(8192), as_tuple(use_awaitable));
+    if (ec) co_return;
+    buffer_.commit(n);
+  }
+}
+
+}  // namespace supportd::http

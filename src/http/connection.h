@@ -1,0 +1,53 @@
+// One client connection: a coroutine that reads requests, dispatches them and writes the
+// answers, whole or streamed. Internal to http/ (includes Asio and Beast).
+// Runs on its own strand; other threads reach it only through post().
+#pragma once
+
+#include <memory>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+
+#include "http/reply_stream.h"
+#include "http/server.h"
+
+namespace supportd::http {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Server::Impl& server, tcp::socket socket);
+  ~Connection();
+
+  static net::awaitable<void> run(std::shared_ptr<Connection> self);
+
+  // Closes the connection if it is waiting for a request (graceful shutdown). Any thread.
+  void close_if_idle();
+  // Closes the connection now. Any thread.
+  void close();
+
+ private:
+  // Reads one request into `request`; false when the connection should end.
+  net::awaitable<bool> read_request(Request& request, bool& keep_alive);
+  net::awaitable<bool> write_response(Response& response, bool keep_alive);
+  net::awaitable<bool> write_error(int status, std::string_view message, std::string_view code);
+  // Streams a deferred answer; false when the connection should end.
+  net::awaitable<bool> write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive);
+  net::awaitable<bool> drain(std::shared_ptr<ReplyStream> reply, bool keep_alive);
+  net::awaitable<void> watch_peer();
+  // Writes `buffers` under the write timeout; false on failure.
+  template <typename Buffers>
+  net::awaitable<bool> write_all(const Buffers& buffers);
+
+  Server::Impl& server_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  net::steady_timer wake_;
+  std::string remote_;
+  bool idle_ = true;  // on the strand: waiting for a request's first byte
+};
+
+}  // namespace supportd::http

@@ -1,0 +1,58 @@
+// The HTTP/1.1 server: Boost.Beast on Asio with C++20 coroutines, one coroutine per
+// connection, keep-alive, chunked streaming, limits and timeouts on everything a client
+// controls. Handlers see only http::Request / http::Response (message.h).
+// Thread-safety: all public methods may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+#include "http/message.h"
+
+namespace supportd::http {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8080;  // 0: an ephemeral port (see Server::port)
+  int threads = 1;            // I/O threads
+  std::size_t body_limit = 1 << 20;
+  std::size_t header_limit = 16 * 1024;
+  std::chrono::milliseconds idle_timeout{60000};   // keep-alive wait for the next request
+  std::chrono::milliseconds read_timeout{30000};   // one request, from its first byte
+  std::chrono::milliseconds write_timeout{30000};  // the client must accept each write in time
+  std::size_t max_connections = 10000;
+};
+
+class Server {
+ public:
+  using Handler = std::function<Response(Request&)>;
+
+  Server(ServerOptions options, Handler handler);
+  ~Server();  // stops if still running
+
+  // Binds, listens and starts the I/O threads. Errors name the address.
+  Status start();
+  std::uint16_t port() const;
+
+  // First step of a graceful shutdown: no new connections or requests; idle keep-alive
+  // connections close; requests in flight continue.
+  void stop_accepting();
+  // Waits until no request is in flight or `timeout` passes; true when idle.
+  bool wait_idle(std::chrono::milliseconds timeout);
+  // Closes every connection and joins the I/O threads. Idempotent.
+  void stop();
+
+  std::size_t connections() const;
+  std::size_t requests_in_flight() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace supportd::http

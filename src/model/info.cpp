@@ -1,0 +1,153 @@
+#include "model/info.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include "engine/llama/model.h"
+#include "gguf.h"
+
+namespace supportd::model {
+namespace {
+
+std::string string_value(const gguf_context* g, const std::string& key) {
+  const std::int64_t id = gguf_find_key(g, key.c_str());
+  if (id < 0 || gguf_get_kv_type(g, id) != GGUF_TYPE_STRING) return {};
+  return gguf_get_val_str(g, id);
+}
+
+std::int64_t int_value(const gguf_context* g, const std::string& key) {
+  const std::int64_t id = gguf_find_key(g, key.c_str());
+  if (id < 0) return 0;
+  switch (gguf_get_kv_type(g, id)) {
+    case GGUF_TYPE_UINT32:
+      return gguf_get_val_u32(g, id);
+    case GGUF_TYPE_INT32:
+      return gguf_get_val_i32(g, id);
+    case GGUF_TYPE_UINT64:
+      return static_cast<std::int64_t>(gguf_get_val_u64(g, id));
+    case GGUF_TYPE_INT64:
+      return gguf_get_val_i64(g, id);
+    case GGUF_TYPE_UINT16:
+      return gguf_get_val_u16(g, id);
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+Result<ModelInfo> read_model_info(const std::string& path) {
+  engine::llama::install_llama_log();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return Error::make(ErrorCode::kNotFound, "model file not found: " + path);
+  }
+  {
+    std::ifstream file(path, std::ios::binary);
+    char magic[4] = {};
+    if (!file.read(magic, 4) || std::string_view(magic, 4) != "GGUF") {
+      return Error::make(ErrorCode::kCorrupt, path + " is not a GGUF file (bad magic)");
+    }
+  }
+  gguf_init_params params{/*no_alloc=*/true, /*ctx=*/nullptr};
+  gguf_context* g = gguf_init_from_file(path.c_str(), params);
+  if (g == nullptr) {
+    return Error::make(ErrorCode::kCorrupt, path + " is a corrupt or truncated GGUF file: " +
+                                                engine::llama::last_llama_error());
+  }
+  ModelInfo info;
+  info.path = path;
+  info.bytes = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
+  info.architecture = string_value(g, "general.architecture");
+  info.name = string_value(g, "general.name");
+  const std::string& a = info.architecture;
+  info.context_length = static_cast<int>(int_value(g, a + ".context_length"));
+  info.embedding = static_cast<int>(int_value(g, a + ".embedding_length"));
+  info.layers = static_cast<int>(int_value(g, a + ".block_count"));
+  info.heads = static_cast<int>(int_value(g, a + ".attention.head_count"));
+  info.kv_heads = static_cast<int>(int_value(g, a + ".attention.head_count_kv"));
+  info.tokenizer = string_value(g, "tokenizer.ggml.model");
+  if (const std::string pre = string_value(g, "tokenizer.ggml.pre"); !pre.empty()) {
+    info.tokenizer += " (" + pre + ")";
+  }
+  if (const std::int64_t id = gguf_find_key(g, "tokenizer.ggml.tokens"); id >= 0) {
+    info.vocabulary = static_cast<int>(gguf_get_arr_n(g, id));
+  }
+  info.chat_template = string_value(g, "tokenizer.chat_template");
+  info.synthetic = gguf_find_key(g, "supportd.synthetic") >= 0;
+
+  std::map<std::string, std::int64_t> parameters_by_type;
+  for (std::int64_t t = 0; t < gguf_get_n_tensors(g); ++t) {
+    const std::int64_t* ne = gguf_get_tensor_ne(g, t);
+    std::int64_t n = 1;
+    for (int d = 0; d < GGML_MAX_DIMS; ++d)
+      n *= ne[d];
+    const std::string type = ggml_type_name(gguf_get_tensor_type(g, t));
+    info.parameters += n;
+    info.tensor_types[type] += 1;
+    parameters_by_type[type] += n;
+  }
+  std::int64_t most = -1;
+  for (const auto& [type, n] : parameters_by_type) {
+    if (n > most) {
+      most = n;
+      info.file_type = type;
+    }
+  }
+  gguf_free(g);
+  return info;
+}
+
+std::string format_model_info(const ModelInfo& i) {
+  std::string tensors;
+  for (const auto& [type, n] : i.tensor_types)
+    tensors += fmt::format("{}{} x{}", tensors.empty() ? "" : ", ", type, n);
+  std::string tmpl = i.chat_template.empty() ? "(none)" : i.chat_template.substr(0, 120);
+  if (i.chat_template.size() > 120) tmpl += "...";
+  for (char& c : tmpl) {
+    if (c == '\n') c = ' ';
+  }
+  return fmt::format(
+      "file            {}\n"
+      "name            {}\n"
+      "architecture    {}\n"
+      "parameters      {:.1f}M\n"
+      "size            {:.1f} MiB\n"
+      "type            {} (tensors: {})\n"
+      "context length  {}\n"
+      "shape           {} layers, {} wide, {} heads, {} KV heads\n"
+      "vocabulary      {} tokens, {}\n"
+      "chat template   {}\n"
+      "weights         {}\n",
+      i.path, i.name, i.architecture, i.parameters / 1e6, i.bytes / 1048576.0, i.file_type, tensors,
+      i.context_length, i.layers, i.embedding, i.heads, i.kv_heads, i.vocabulary, i.tokenizer, tmpl,
+      i.synthetic ? "random (synthesized by supportd): generated text is meaningless" : "trained");
+}
+
+std::string model_info_json(const ModelInfo& i) {
+  boost::json::object types;
+  for (const auto& [type, n] : i.tensor_types)
+    types[type] = n;
+  boost::json::object o{{"path", i.path},
+                        {"name", i.name},
+                        {"architecture", i.architecture},
+                        {"parameters", i.parameters},
+                        {"bytes", i.bytes},
+                        {"type", i.file_type},
+                        {"context_length", i.context_length},
+                        {"embedding", i.embedding},
+                        {"layers", i.layers},
+                        {"heads", i.heads},
+                        {"kv_heads", i.kv_heads},
+                        {"vocabulary", i.vocabulary},
+                        {"tokenizer", i.tokenizer},
+                        {"chat_template", i.chat_template},
+                        {"synthetic", i.synthetic},
+                        {"tensor_types", types}};
+  return boost::json::serialize(o);
+}
+
+}  // namespace supportd::model

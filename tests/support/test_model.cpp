@@ -1,0 +1,26 @@
+#include "test_model.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "model/synth.h"
+
+namespace supportd::testing {
+
+std::string synthesized_model(const std::string& preset, const std::string& type, bool shaped) {
+  const std::filesystem::path directory = SUPPORTD_TEST_DATA_DIR;
+  std::filesystem::create_directories(directory);
+  const std::string path =
+      (directory / (preset + "-" + type + (shaped ? "" : "-unshaped") + ".gguf")).string();
+  if (std::filesystem::exists(path)) return path;
+  const std::string partial = path + ".partial." + std::to_string(getpid());
+  auto report = model::synthesize({preset, type, partial, 42, false, shaped});
+  if (!report)
+    throw std::runtime_error("cannot synthesize the test model: " + report.error().message);
+  std::filesystem::rename(partial, path);  // atomic: concurrent writers end with one whole file
+  return path;
+}
+
+}  // namespace supportd::testing
