@@ -1,0 +1,132 @@
+// The sessions file: sessions, messages and feedback in one SQLite database (WAL). It is the
+// whole store in embedded mode (SqliteSessionStore) and the local journal of the tiered store
+// (TieredSessionStore), where it also records what PostgreSQL and Redis still lack.
+// A write is durable when the call returns (survives a crash of the process; with
+// sync_every_commit, a power loss too).
+// Thread-safety: every method may be called from any thread (one writer connection and one
+// reader connection, each behind its own mutex).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "store/session_id.h"
+#include "store/session_view.h"
+
+namespace supportd::store {
+
+class SqliteDb;
+
+// A session's row, with the tiered store's bookkeeping.
+struct LocalSession {
+  Conversation conversation;
+  std::int64_t state_version = 0;
+  bool archived = false;           // the session row exists in PostgreSQL
+  std::int64_t archived_seq = 0;   // messages up to here are not this process's to write behind
+  std::int64_t archived_version = 0;  // state up to this version is in PostgreSQL
+  std::int64_t window_from = 1;    // this file holds every message window_from..last_seq
+  bool cache_stale = false;        // Redis missed a write: its copy must be rewritten
+};
+
+// What one write-behind pass sends to PostgreSQL for one session.
+struct PendingSession {
+  SessionView view;                  // state, and the messages not yet archived (ascending)
+  bool create = false;               // the session row must be inserted
+  bool state = false;                // the state (handoff, csat) must be written
+  std::vector<Feedback::Rating> ratings;  // answer votes not yet archived
+  std::vector<std::int64_t> rating_ms;    // when each of `ratings` was cast
+};
+
+struct PendingCounts {
+  std::int64_t sessions = 0;  // sessions with anything not yet in PostgreSQL
+  std::int64_t messages = 0;  // messages not yet in PostgreSQL
+  std::int64_t stale_caches = 0;
+};
+
+class LocalDb {
+ public:
+  struct Options {
+    std::filesystem::path path;
+    bool sync_every_commit = false;  // see SqliteDb::Options
+    // Tiered mode: track what PostgreSQL lacks, and keep only the newest `window` archived
+    // messages of a session. Embedded mode (false): keep everything, track nothing.
+    bool journal = false;
+    std::size_t window = 100;
+  };
+
+  static Result<std::unique_ptr<LocalDb>> open(const Options& options);
+  ~LocalDb();
+
+  // Records a new session with no messages.
+  Status create(const SessionId& id, std::int64_t now_ms);
+  // The session's row, or nullopt when this file does not know it.
+  Result<std::optional<LocalSession>> find(std::string_view key);
+
+  // Appends a message with the next seq_id and returns it. not_found: unknown session.
+  Result<std::int64_t> append(std::string_view key, const NewMessage& message,
+                              std::int64_t now_ms);
+  // Removes message `seq` again if it is still the newest (an append the caller never
+  // acknowledged). No-op otherwise.
+  Status retract(std::string_view key, std::int64_t seq);
+
+  // Messages from_seq..to_seq (inclusive) that this file holds, ascending.
+  Result<std::vector<Message>> messages(std::string_view key, std::int64_t from_seq,
+                                        std::int64_t to_seq);
+
+  // Applies a handoff change atomically (checked with check_handoff); returns the new state.
+  Result<Conversation> change_handoff(std::string_view key, const HandoffChange& change,
+                                      std::int64_t now_ms);
+  Status set_csat(std::string_view key, int csat, std::int64_t now_ms);
+  // Records a vote on message `seq`. `check_role`: the message must be here and be an answer
+  // (not_found / invalid_argument otherwise); false when the caller checked elsewhere.
+  Status rate_answer(std::string_view key, std::int64_t seq, Thumb thumb, bool check_role,
+                     std::int64_t now_ms);
+  Result<std::vector<Feedback::Rating>> ratings(std::string_view key);
+
+  // Conversations of `tenant` waiting for a human, oldest first.
+  Result<std::vector<Conversation>> waiting(std::string_view tenant, std::size_t limit);
+  // Calls `visit` with the token of every session in the file.
+  Status for_each_session(const std::function<void(const std::string& token)>& visit);
+
+  // --- tiered mode -----------------------------------------------------------------------
+  // Adopts a newer copy of a session (from Redis or PostgreSQL): its messages replace the
+  // local ones with the same seq_ids; local messages not yet archived that collide are moved
+  // after the remote ones (returned count), so no acknowledged message is dropped.
+  Result<std::int64_t> adopt(const SessionView& remote, std::int64_t now_ms);
+  // Up to `max_sessions` sessions with something to write behind, with at most about
+  // `max_messages` messages in all.
+  Result<std::vector<PendingSession>> pending(std::size_t max_sessions, std::size_t max_messages);
+  // Records that `written` reached PostgreSQL; trims archived messages beyond the window.
+  Status mark_archived(const std::vector<PendingSession>& written);
+  // Redis missed a write of `key`: its copy must be rewritten.
+  Status mark_cache_stale(std::string_view key);
+  // Redis now holds the session as of `last_seq` and `state_version`: clears the stale mark
+  // unless newer changes arrived meanwhile.
+  Status mark_cache_current(std::string_view key, std::int64_t last_seq,
+                            std::int64_t state_version);
+  Result<std::vector<std::string>> stale_caches(std::size_t limit);
+  Result<PendingCounts> pending_counts();
+  // Forgets sessions untouched since `before_ms` that have nothing left to write behind
+  // (PostgreSQL has them). Returns how many.
+  Result<std::int64_t> forget_idle(std::int64_t before_ms);
+
+ private:
+  LocalDb(Options options, std::unique_ptr<SqliteDb> writer, std::unique_ptr<SqliteDb> reader);
+  Result<std::optional<LocalSession>> find_locked(SqliteDb& db, std::string_view key);
+
+  const Options options_;
+  std::mutex writer_mutex_;
+  std::unique_ptr<SqliteDb> writer_;  // guarded by writer_mutex_
+  std::mutex reader_mutex_;
+  std::unique_ptr<SqliteDb> reader_;  // guarded by reader_mutex_
+};
+
+}  // namespace supportd::store

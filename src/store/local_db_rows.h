@@ -1,0 +1,22 @@
+// Internal to local_db*.cpp: how a sessions row is selected and read.
+#pragma once
+
+#include "store/local_db.h"
+#include "store/sqlite_db.h"
+
+namespace supportd::store::local_db_rows {
+
+// The columns read_session() expects, in order.
+inline constexpr const char* kSessionColumns =
+    "key, token, tenant, user_id, created_ms, last_seq, handoff, agent, handoff_ms, "
+    "state_version, csat, archived, archived_seq, archived_version, window_from, cache_stale";
+
+LocalSession read_session(const SqliteStatement& row);
+
+// Messages of `key` from_seq..to_seq, ascending.
+Result<std::vector<Message>> read_messages(SqliteDb& db, std::string_view key,
+                                           std::int64_t from_seq, std::int64_t to_seq);
+
+Status insert_message(SqliteDb& db, std::string_view key, const Message& message);
+
+}  // namespace supportd::store::local_db_rows

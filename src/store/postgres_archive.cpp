@@ -1,0 +1,388 @@
+#include "store/postgres_archive.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <pqxx/pqxx>
+#include <stdexcept>
+#include <thread>
+
+#include "store/postgres_schema.h"
+
+namespace supportd::store {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string connection_string(const PostgresArchive::Options& options) {
+  const long long connect_seconds =
+      std::max<long long>(2, (options.connect_timeout.count() + 999) / 1000);
+  const std::string timeout = std::to_string(options.statement_timeout.count());
+  const bool uri = options.uri.rfind("postgresql://", 0) == 0 || options.uri.rfind("postgres://", 0) == 0;
+  if (uri) {
+    return options.uri + (options.uri.find('?') == std::string::npos ? "?" : "&") +
+           "connect_timeout=" + std::to_string(connect_seconds) + "&tcp_user_timeout=" + timeout +
+           "&keepalives=1&keepalives_idle=5&keepalives_interval=2&keepalives_count=2"
+           "&application_name=supportd&options=-c%20statement_timeout%3D" +
+           timeout;
+  }
+  return options.uri + " connect_timeout=" + std::to_string(connect_seconds) +
+         " tcp_user_timeout=" + timeout +
+         " keepalives=1 keepalives_idle=5 keepalives_interval=2 keepalives_count=2"
+         " application_name=supportd options='-c statement_timeout=" +
+         timeout + "'";
+}
+
+// A PostgreSQL array literal of strings: {"a","b\"c"}.
+std::string text_array(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+std::string int_array(const std::vector<std::int64_t>& values) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(values[i]);
+  }
+  return out + "}";
+}
+
+constexpr const char* kSessionColumns =
+    "token, tenant, user_id, created_ms, last_seq, handoff, agent, handoff_ms, state_version, "
+    "coalesce(csat, 0)";
+
+SessionView read_session(const pqxx::row& row) {
+  SessionView view;
+  Conversation& c = view.conversation;
+  c.session = row[0].as<std::string>();
+  c.tenant = row[1].as<std::string>();
+  c.user = row[2].as<std::string>();
+  c.created_ms = row[3].as<std::int64_t>();
+  c.last_seq = row[4].as<std::int64_t>();
+  c.handoff = static_cast<Handoff>(std::clamp(row[5].as<int>(), 0, 3));
+  c.agent = row[6].as<std::string>();
+  c.handoff_ms = row[7].as<std::int64_t>();
+  view.state_version = row[8].as<std::int64_t>();
+  const int csat = row[9].as<int>();
+  if (csat >= 1 && csat <= 5) c.csat = csat;
+  return view;
+}
+
+std::vector<Message> read_messages(const pqxx::result& result) {
+  std::vector<Message> messages;
+  messages.reserve(result.size());
+  for (const pqxx::row& row : result) {
+    messages.push_back({row[0].as<std::int64_t>(),
+                        static_cast<Role>(std::clamp(row[1].as<int>(), 0, 3)),
+                        row[2].as<std::string>(), row[3].as<std::int64_t>()});
+  }
+  return messages;
+}
+
+void prepare_statements(pqxx::connection& db) {
+  db.prepare("upsert_session",
+             "INSERT INTO supportd.sessions AS s (key, token, tenant, user_id, created_ms, "
+             "last_seq, handoff, agent, handoff_ms, state_version, csat) "
+             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11::int, 0)) "
+             "ON CONFLICT (key) DO UPDATE SET "
+             "last_seq = GREATEST(s.last_seq, EXCLUDED.last_seq), "
+             "handoff = CASE WHEN EXCLUDED.state_version > s.state_version "
+             "THEN EXCLUDED.handoff ELSE s.handoff END, "
+             "agent = CASE WHEN EXCLUDED.state_version > s.state_version "
+             "THEN EXCLUDED.agent ELSE s.agent END, "
+             "handoff_ms = CASE WHEN EXCLUDED.state_version > s.state_version "
+             "THEN EXCLUDED.handoff_ms ELSE s.handoff_ms END, "
+             "csat = CASE WHEN EXCLUDED.state_version > s.state_version "
+             "THEN EXCLUDED.csat ELSE s.csat END, "
+             "state_version = GREATEST(s.state_version, EXCLUDED.state_version)");
+  db.prepare("insert_messages",
+             "INSERT INTO supportd.messages (session_key, seq_id, role, body, created_ms) "
+             "SELECT $1, m.* FROM unnest($2::bigint[], $3::smallint[], $4::text[], "
+             "$5::bigint[]) AS m ON CONFLICT (session_key, seq_id) DO NOTHING RETURNING seq_id");
+  db.prepare("existing_messages",
+             "SELECT seq_id, role, body FROM supportd.messages "
+             "WHERE session_key = $1 AND seq_id = ANY($2::bigint[])");
+  db.prepare("upsert_rating",
+             "INSERT INTO supportd.answer_ratings AS r (session_key, seq_id, thumb, rated_ms) "
+             "VALUES ($1, $2, $3, $4) ON CONFLICT (session_key, seq_id) DO UPDATE SET "
+             "thumb = EXCLUDED.thumb, rated_ms = EXCLUDED.rated_ms "
+             "WHERE r.rated_ms <= EXCLUDED.rated_ms");
+  db.prepare("load_session", std::string("SELECT ") + kSessionColumns +
+                                 " FROM supportd.sessions WHERE key = $1");
+  db.prepare("messages",
+             "SELECT seq_id, role, body, created_ms FROM supportd.messages "
+             "WHERE session_key = $1 AND seq_id BETWEEN $2 AND $3 ORDER BY seq_id");
+  db.prepare("ratings",
+             "SELECT seq_id, thumb FROM supportd.answer_ratings WHERE session_key = $1 "
+             "ORDER BY seq_id");
+  db.prepare("waiting", std::string("SELECT ") + kSessionColumns +
+                            " FROM supportd.sessions WHERE tenant = $1 AND handoff = 1 "
+                            "ORDER BY handoff_ms, key LIMIT $2");
+  db.prepare("sessions_page",
+             "SELECT key, token FROM supportd.sessions WHERE key > $1 ORDER BY key LIMIT $2");
+}
+
+}  // namespace
+
+// One connection and the watchdog that cuts it when the server stops answering.
+struct PostgresArchive::Connection {
+  std::mutex mutex;                       // one call at a time
+  std::unique_ptr<pqxx::connection> db;   // guarded by mutex
+
+  std::mutex watch_mutex;
+  std::condition_variable watch_wake;
+  int watched_fd = -1;          // guarded by watch_mutex: the socket of the call in progress
+  Clock::time_point deadline;   // guarded by watch_mutex
+  bool stopping = false;        // guarded by watch_mutex
+  std::thread watchdog;
+
+  Connection() {
+    watchdog = std::thread([this] {
+      std::unique_lock lock(watch_mutex);
+      while (!stopping) {
+        if (watched_fd < 0) {
+          watch_wake.wait(lock);
+        } else if (Clock::now() < deadline) {
+          watch_wake.wait_until(lock, deadline);
+        } else {
+          // The server has not answered in time: make the blocked libpq call fail now.
+          ::shutdown(watched_fd, SHUT_RDWR);
+          watched_fd = -1;
+        }
+      }
+    });
+  }
+  ~Connection() {
+    {
+      std::lock_guard lock(watch_mutex);
+      stopping = true;
+    }
+    watch_wake.notify_all();
+    watchdog.join();
+  }
+  void watch(int fd, Clock::duration limit) {
+    {
+      std::lock_guard lock(watch_mutex);
+      watched_fd = fd;
+      deadline = Clock::now() + limit;
+    }
+    watch_wake.notify_all();
+  }
+  void unwatch() {
+    std::lock_guard lock(watch_mutex);
+    watched_fd = -1;
+  }
+};
+
+PostgresArchive::PostgresArchive(Options options)
+    : options_(std::move(options)),
+      breaker_(options_.min_backoff, options_.max_backoff),
+      connection_(std::make_unique<Connection>()) {}
+
+PostgresArchive::~PostgresArchive() = default;
+
+Status PostgresArchive::run(const char* what, const std::function<void(Connection&)>& body) {
+  if (!breaker_.allow()) {
+    return Error::make(ErrorCode::kUnavailable,
+                       "PostgreSQL is down (retrying in the background)");
+  }
+  Connection& c = *connection_;
+  std::lock_guard lock(c.mutex);
+  const auto unavailable = [&](const std::string& why) {
+    c.unwatch();
+    c.db.reset();
+    breaker_.failure();
+    return Error::make(ErrorCode::kUnavailable, std::string("PostgreSQL ") + what + ": " + why);
+  };
+  try {
+    if (!c.db || !c.db->is_open()) {
+      c.db.reset();
+      auto db = std::make_unique<pqxx::connection>(connection_string(options_));
+      c.watch(db->sock(), options_.statement_timeout * 4);
+      migrate_schema(*db);
+      prepare_statements(*db);
+      c.unwatch();
+      c.db = std::move(db);
+    }
+    c.watch(c.db->sock(), options_.statement_timeout + std::chrono::seconds(1));
+    body(c);
+    c.unwatch();
+    breaker_.success();
+    return {};
+  } catch (const pqxx::broken_connection& e) {
+    return unavailable(e.what());
+  } catch (const pqxx::in_doubt_error& e) {
+    return unavailable(e.what());
+  } catch (const pqxx::sql_error& e) {
+    const std::string state = e.sqlstate();
+    // 08: connection exceptions; 57: cancelled, shut down, starting up; 53: out of resources.
+    if (state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0 || state.rfind("53", 0) == 0)
+      return unavailable(e.what());
+    c.unwatch();
+    c.db.reset();
+    return Error::make(ErrorCode::kInternal, std::string("PostgreSQL ") + what + ": " + e.what());
+  } catch (const SchemaTooNew& e) {
+    c.unwatch();
+    c.db.reset();
+    return Error::make(ErrorCode::kUnsupported, e.what());
+  } catch (const std::exception& e) {
+    c.unwatch();
+    c.db.reset();
+    return Error::make(ErrorCode::kInternal, std::string("PostgreSQL ") + what + ": " + e.what());
+  }
+}
+
+Status PostgresArchive::connect() {
+  return run("connect", [](Connection&) {});
+}
+
+Result<std::int64_t> PostgresArchive::write(const std::vector<PendingSession>& batch) {
+  std::int64_t conflicts = 0;
+  Status status = run("write", [&](Connection& c) {
+    conflicts = 0;
+    pqxx::work work(*c.db);
+    for (const PendingSession& p : batch) {
+      const Conversation& s = p.view.conversation;
+      const std::string key = session_key(s.session);
+      const std::int64_t last = p.view.recent.empty() ? 0 : p.view.recent.back().seq_id;
+      work.exec_prepared("upsert_session", key, s.session, s.tenant, s.user, s.created_ms, last,
+                         static_cast<int>(s.handoff), s.agent, s.handoff_ms, p.view.state_version,
+                         s.csat.value_or(0));
+      if (!p.view.recent.empty()) {
+        std::vector<std::int64_t> seqs, roles, created;
+        std::vector<std::string> bodies;
+        for (const Message& m : p.view.recent) {
+          seqs.push_back(m.seq_id);
+          roles.push_back(static_cast<int>(m.role));
+          bodies.push_back(m.text);
+          created.push_back(m.created_ms);
+        }
+        const pqxx::result inserted = work.exec_prepared(
+            "insert_messages", key, int_array(seqs), int_array(roles), text_array(bodies),
+            int_array(created));
+        if (inserted.size() != seqs.size()) {
+          // Already there: a replay of this batch (same text), or another writer's message.
+          std::vector<std::int64_t> existing;
+          std::vector<bool> fresh(seqs.size(), false);
+          for (const pqxx::row& row : inserted)
+            fresh[static_cast<std::size_t>(row[0].as<std::int64_t>() - seqs.front())] = true;
+          for (std::size_t i = 0; i < seqs.size(); ++i) {
+            if (!fresh[i]) existing.push_back(seqs[i]);
+          }
+          const pqxx::result rows =
+              work.exec_prepared("existing_messages", key, int_array(existing));
+          for (const pqxx::row& row : rows) {
+            const Message& mine =
+                p.view.recent[static_cast<std::size_t>(row[0].as<std::int64_t>() - seqs.front())];
+            if (row[1].as<int>() != static_cast<int>(mine.role) ||
+                row[2].as<std::string>() != mine.text) {
+              ++conflicts;
+            }
+          }
+        }
+      }
+      for (std::size_t i = 0; i < p.ratings.size(); ++i) {
+        work.exec_prepared("upsert_rating", key, p.ratings[i].seq_id,
+                           static_cast<int>(p.ratings[i].thumb), p.rating_ms[i]);
+      }
+    }
+    work.commit();
+  });
+  if (!status) return status.error();
+  if (conflicts > 0) {
+    spdlog::error("store: {} messages were already archived with another text at their seq_id "
+                  "(two processes wrote one session at once); kept the archived ones",
+                  conflicts);
+  }
+  return conflicts;
+}
+
+Result<std::optional<SessionView>> PostgresArchive::load(std::string_view key,
+                                                         std::size_t recent) {
+  std::optional<SessionView> view;
+  Status status = run("load", [&](Connection& c) {
+    view.reset();
+    pqxx::read_transaction work(*c.db);
+    const pqxx::result session = work.exec_prepared("load_session", std::string(key));
+    if (session.empty()) return;
+    view = read_session(session[0]);
+    const std::int64_t last = view->conversation.last_seq;
+    if (recent > 0 && last > 0) {
+      const std::int64_t from = std::max<std::int64_t>(1, last - static_cast<std::int64_t>(recent) + 1);
+      view->recent = read_messages(work.exec_prepared("messages", std::string(key), from, last));
+    }
+  });
+  if (!status) return status.error();
+  return view;
+}
+
+Result<std::vector<Message>> PostgresArchive::messages(std::string_view key, std::int64_t from_seq,
+                                                       std::int64_t to_seq) {
+  std::vector<Message> messages;
+  Status status = run("messages", [&](Connection& c) {
+    pqxx::read_transaction work(*c.db);
+    messages = read_messages(work.exec_prepared("messages", std::string(key), from_seq, to_seq));
+  });
+  if (!status) return status.error();
+  return messages;
+}
+
+Result<std::vector<Feedback::Rating>> PostgresArchive::ratings(std::string_view key) {
+  std::vector<Feedback::Rating> ratings;
+  Status status = run("ratings", [&](Connection& c) {
+    ratings.clear();
+    pqxx::read_transaction work(*c.db);
+    for (const pqxx::row& row : work.exec_prepared("ratings", std::string(key))) {
+      ratings.push_back({row[0].as<std::int64_t>(), row[1].as<int>() != 0 ? Thumb::kUp : Thumb::kDown});
+    }
+  });
+  if (!status) return status.error();
+  return ratings;
+}
+
+Result<std::vector<Conversation>> PostgresArchive::waiting(std::string_view tenant,
+                                                           std::size_t limit) {
+  std::vector<Conversation> conversations;
+  Status status = run("waiting", [&](Connection& c) {
+    conversations.clear();
+    pqxx::read_transaction work(*c.db);
+    for (const pqxx::row& row :
+         work.exec_prepared("waiting", std::string(tenant), static_cast<std::int64_t>(limit))) {
+      conversations.push_back(read_session(row).conversation);
+    }
+  });
+  if (!status) return status.error();
+  return conversations;
+}
+
+Status PostgresArchive::for_each_session(const std::function<void(const std::string&)>& visit) {
+  std::string after;
+  constexpr std::int64_t kPage = 10000;
+  for (;;) {
+    std::vector<std::pair<std::string, std::string>> page;
+    Status status = run("list sessions", [&](Connection& c) {
+      page.clear();
+      pqxx::read_transaction work(*c.db);
+      for (const pqxx::row& row : work.exec_prepared("sessions_page", after, kPage))
+        page.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
+    });
+    if (!status) return status;
+    for (const auto& [key, token] : page) visit(token);
+    if (static_cast<std::int64_t>(page.size()) < kPage) return {};
+    after = page.back().first;
+  }
+}
+
+}  // namespace supportd::store

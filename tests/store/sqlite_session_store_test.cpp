@@ -1,0 +1,59 @@
+#include "store/sqlite_session_store.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "session_store_contract.h"
+
+namespace supportd::store::testing {
+namespace {
+
+std::unique_ptr<SessionStore> open_sqlite(const std::filesystem::path& dir) {
+  Result<std::unique_ptr<SqliteSessionStore>> store =
+      SqliteSessionStore::open({dir / "sessions.sqlite", false});
+  EXPECT_TRUE(store.ok()) << store.error().message;
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sqlite, SessionStoreContract,
+                         ::testing::Values(StoreFactory{"sqlite", open_sqlite}), contract_name);
+
+TEST(SqliteSessionStoreTest, TheFileIsInWalMode) {
+  TempDir dir;
+  auto store = open_sqlite(dir.path());
+  SessionId id = *test_signer().issue("acme", "bob");
+  ASSERT_TRUE(store->create(id).ok());
+  ASSERT_TRUE(store->append(id, {Role::kUser, "hello"}).ok());
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "sessions.sqlite-wal"));
+}
+
+TEST(SqliteSessionStoreTest, AFileThatIsNotADatabaseIsAClearError) {
+  TempDir dir;
+  std::ofstream(dir.path() / "sessions.sqlite") << std::string(8192, 'x');
+  Result<std::unique_ptr<SqliteSessionStore>> store =
+      SqliteSessionStore::open({dir.path() / "sessions.sqlite", false});
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.error().message.find("sessions.sqlite"), std::string::npos)
+      << store.error().message;
+}
+
+TEST(SqliteSessionStoreTest, AnUnwritableDirectoryIsAClearError) {
+  Result<std::unique_ptr<SqliteSessionStore>> store =
+      SqliteSessionStore::open({"/proc/supportd-no-such-dir/sessions.sqlite", false});
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.error().code, ErrorCode::kIo);
+}
+
+TEST(SqliteSessionStoreTest, SyncEveryCommitAlsoWorks) {
+  TempDir dir;
+  Result<std::unique_ptr<SqliteSessionStore>> store =
+      SqliteSessionStore::open({dir.path() / "sessions.sqlite", true});
+  ASSERT_TRUE(store.ok());
+  SessionId id = *test_signer().issue("acme", "bob");
+  ASSERT_TRUE((*store)->create(id).ok());
+  EXPECT_EQ(*(*store)->append(id, {Role::kUser, "durable"}), 1);
+}
+
+}  // namespace
+}  // namespace supportd::store::testing
