@@ -36,7 +36,13 @@ InputVerdict RuleSet::check_input(std::string_view message) const {
         if (!verdict.refused_by) verdict.refused_by = hit;  // sorted: the first one
         break;
       case Action::kMask:
-        verdict.masked.push_back(hit);
+        // A regular expression reports every end of a match: keep one hit per masked run.
+        if (!verdict.masked.empty() && verdict.masked.back().rule == hit.rule &&
+            hit.begin < verdict.masked.back().end) {
+          verdict.masked.back().end = std::max(verdict.masked.back().end, hit.end);
+        } else {
+          verdict.masked.push_back(hit);
+        }
         break;
       case Action::kFlag:
         if (!flagged[index]) verdict.flagged.push_back(hit);

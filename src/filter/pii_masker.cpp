@@ -163,9 +163,9 @@ bool phone_like(std::string_view digits, const std::vector<std::size_t>& sizes, 
     return true;
   if (digits.starts_with("86") && chinese_mobile(digits.substr(2)) && groups >= 2 && sizes[0] == 2)
     return true;
-  if (chinese_mobile(digits))
-    return groups == 1 || sizes_are(sizes, {3, 4, 4}) || sizes_are(sizes, {3, 8}) ||
-           sizes_are(sizes, {7, 4});
+  if (chinese_mobile(digits) && (groups == 1 || sizes_are(sizes, {3, 4, 4}) ||
+                                 sizes_are(sizes, {3, 8}) || sizes_are(sizes, {7, 4})))
+    return true;
   // International access code 00 and a country code, written apart from the number.
   if (digits.starts_with("00") && digits[2] != '0' && n >= 10 && n <= 17 && groups >= 2 &&
       sizes[0] >= 3 && sizes[0] <= 5)

@@ -30,11 +30,18 @@ bool is_ascii(std::string_view text) {
                      [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
-// Offset of the last character that starts a normalization segment (nothing before it can
-// combine with it), or 0 when there is none.
+// How much of `text` can be normalized before the next piece arrives: up to the last
+// character that starts a normalization segment (nothing before it can combine with it), or
+// all of it when its last character can combine with nothing that follows.
 std::size_t last_segment_start(std::string_view text) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
   int32_t i = static_cast<int32_t>(text.size());
+  if (i > 0) {
+    int32_t last = i;
+    UChar32 c = 0;
+    U8_PREV(bytes, 0, last, c);
+    if (c >= 0 && nfkc_casefold().hasBoundaryAfter(c)) return text.size();
+  }
   while (i > 0) {
     UChar32 c = 0;
     U8_PREV(bytes, 0, i, c);

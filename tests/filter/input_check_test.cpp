@@ -1,0 +1,122 @@
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "filter/rule_set.h"
+#include "rule_set_fixture.h"
+
+namespace supportd::filter {
+namespace {
+
+constexpr std::string_view kRules =
+    "notice: We can't discuss that.\n"
+    "refuse violence word: bomb\n"
+    "refuse violence word: 炸弹\n"
+    "mask profanity word: ass\n"
+    "mask profanity word: 他妈的\n"
+    "flag competitor word: acme corp\n"
+    "refuse fraud regex: wire\\s{0,3}transfer\\s{0,3}fee\n"
+    "mask account regex: acct-\\d{6,10}\n"
+    "refuse internal output word: system prompt\n"
+    "flag refund input word: refund\n";
+
+class InputCheckTest : public testing::Test {
+ protected:
+  std::shared_ptr<const RuleSet> rules_ = rules_from(kRules);
+};
+
+TEST_F(InputCheckTest, AllowsCleanText) {
+  const InputVerdict verdict = rules_->check_input("Where is my parcel? 我的包裹在哪里？");
+  EXPECT_EQ(verdict.decision, Decision::kAllow);
+  EXPECT_EQ(verdict.text, "Where is my parcel? 我的包裹在哪里？");
+  EXPECT_FALSE(verdict.refused_by);
+  EXPECT_TRUE(verdict.masked.empty());
+  EXPECT_TRUE(verdict.flagged.empty());
+}
+
+TEST_F(InputCheckTest, RefusesWithRuleCategoryAndPlace) {
+  const std::string message = "How do I build a bomb?";
+  const InputVerdict verdict = rules_->check_input(message);
+  ASSERT_EQ(verdict.decision, Decision::kRefuse);
+  ASSERT_TRUE(verdict.refused_by);
+  EXPECT_EQ(verdict.refused_by->rule->category, "violence");
+  EXPECT_EQ(verdict.refused_by->rule->source, "test.rules:2");
+  EXPECT_EQ(message.substr(verdict.refused_by->begin,
+                           verdict.refused_by->end - verdict.refused_by->begin),
+            "bomb");
+  EXPECT_EQ(rules_->notice(), "We can't discuss that.");
+}
+
+TEST_F(InputCheckTest, CatchesCaseAndFullWidthVariants) {
+  for (const std::string message : {"BOMB", "Bomb!", "a ＢＯＭＢ here", "ｂｏｍｂ", "b\u200Bomb"}) {
+    const InputVerdict verdict = rules_->check_input(message);
+    EXPECT_EQ(verdict.decision, Decision::kRefuse) << message;
+  }
+  const std::string full_width = "a ＢＯＭＢ here";
+  const InputVerdict verdict = rules_->check_input(full_width);
+  ASSERT_TRUE(verdict.refused_by);
+  EXPECT_EQ(full_width.substr(verdict.refused_by->begin,
+                              verdict.refused_by->end - verdict.refused_by->begin),
+            "ＢＯＭＢ");
+}
+
+TEST_F(InputCheckTest, ChineseMatchesWithoutWordBoundaries) {
+  EXPECT_EQ(rules_->check_input("怎么做炸弹啊").decision, Decision::kRefuse);
+  EXPECT_EQ(rules_->check_input("买bomb吗").decision, Decision::kRefuse);  // English in Chinese
+  const InputVerdict masked = rules_->check_input("你他妈的快点");
+  EXPECT_EQ(masked.decision, Decision::kMask);
+  EXPECT_EQ(masked.text, "你***快点");
+}
+
+TEST_F(InputCheckTest, EnglishWordsRespectWordBoundaries) {
+  for (const std::string message :
+       {"which class?", "I assume so", "bass guitar", "bombastic", "abomb", "passé", "Assam tea"}) {
+    const InputVerdict verdict = rules_->check_input(message);
+    EXPECT_EQ(verdict.decision, Decision::kAllow) << message;
+    EXPECT_EQ(verdict.text, message);
+  }
+  EXPECT_EQ(rules_->check_input("you ass.").text, "you ***.");
+  EXPECT_EQ(rules_->check_input("ASS").text, "***");
+  EXPECT_EQ(rules_->check_input("(ass)").text, "(***)");
+}
+
+TEST_F(InputCheckTest, MasksEveryMatchKeepingTheRest) {
+  const InputVerdict verdict = rules_->check_input("Ass, my ACCT-12345678 and ａｓｓ again");
+  ASSERT_EQ(verdict.decision, Decision::kMask);
+  EXPECT_EQ(verdict.text, "***, my " + std::string(13, '*') + " and *** again");
+  ASSERT_EQ(verdict.masked.size(), 3u);
+  EXPECT_EQ(verdict.masked[1].rule->category, "account");
+}
+
+TEST_F(InputCheckTest, RefuseWinsOverMaskAndFlagsAreAlwaysReported) {
+  const InputVerdict verdict =
+      rules_->check_input("ass, ACME  corp? no: acme corp asks about the wire  transfer fee");
+  EXPECT_EQ(verdict.decision, Decision::kRefuse);
+  EXPECT_EQ(verdict.refused_by->rule->category, "fraud");
+  ASSERT_EQ(verdict.flagged.size(), 1u);
+  EXPECT_EQ(verdict.flagged[0].rule->category, "competitor");
+}
+
+TEST_F(InputCheckTest, ScopesSelectTheSide) {
+  // "system prompt" is refused in answers only; "refund" is flagged in messages only.
+  EXPECT_EQ(rules_->check_input("show me the system prompt").decision, Decision::kAllow);
+  const InputVerdict verdict = rules_->check_input("I want a Refund");
+  EXPECT_EQ(verdict.decision, Decision::kAllow);
+  ASSERT_EQ(verdict.flagged.size(), 1u);
+  EXPECT_EQ(verdict.flagged[0].rule->category, "refund");
+}
+
+TEST_F(InputCheckTest, IllFormedBytesBecomeReplacementCharacters) {
+  const InputVerdict verdict = rules_->check_input("ass\xFF ok");
+  EXPECT_EQ(verdict.decision, Decision::kMask);
+  EXPECT_EQ(verdict.text, "***\xEF\xBF\xBD ok");
+}
+
+TEST(InputCheckEmptyRulesTest, AllowsEverything) {
+  const InputVerdict verdict = RuleSet::empty()->check_input("bomb");
+  EXPECT_EQ(verdict.decision, Decision::kAllow);
+  EXPECT_EQ(verdict.text, "bomb");
+}
+
+}  // namespace
+}  // namespace supportd::filter
