@@ -347,6 +347,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s --data PATH/banking77/train.csv [benchmark flags]\n", argv[0]);
     return 2;
   }
+  using namespace supportd;
   using namespace supportd::filter;
   Fixture loaded;
   loaded.messages = load_messages(data);
@@ -354,8 +355,7 @@ int main(int argc, char** argv) {
     loaded.bytes += m.size();
   Result<RuleFile> file = parse_rule_file(rule_file_text(), "bench.rules");
   Result<std::shared_ptr<const RuleSet>> rules =
-      file.ok() ? RuleSet::compile(std::move(file).value())
-                : Result<std::shared_ptr<const RuleSet>>(file.error());
+      file.ok() ? RuleSet::compile(std::move(file).value()) : file.error();
   if (!rules.ok()) {
     std::fprintf(stderr, "rules: %s\n", rules.error().message.c_str());
     return 1;
