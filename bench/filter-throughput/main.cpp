@@ -5,6 +5,7 @@
 // sentences, a few of them carrying PII. Rules: a synthetic tenant list of 2,000 English and
 // 2,000 Chinese words plus 16 regular expressions (seeded, so every run measures the same).
 //   usage: filter_throughput --data PATH/banking77/train.csv [google-benchmark flags]
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -121,9 +122,9 @@ std::string rule_file_text() {
       "wire\\s{0,3}transfer\\s{0,3}fee",
       "acct-\\d{6,10}",
       "free\\s{0,2}money",
-      "password\\s{0,2}is\\s{0,2}\\w{1,20}",
+      "password\\s{0,2}is\\s{0,2}[a-z0-9]{1,20}",
       "免费\\s{0,2}领取",
-      "加\\s{0,2}微信\\s{0,2}\\w{3,20}",
+      "加\\s{0,2}微信\\s{0,2}[a-z0-9_-]{3,20}",
       "(?:bit|btc)coin\\s{0,2}wallet",
       "gift\\s{0,2}card\\s{0,2}code",
       "\\d{3}-\\d{2}-\\d{4}",
@@ -162,18 +163,25 @@ void BM_InputCheck(benchmark::State& state) {
       static_cast<double>(refused) / static_cast<double>(state.iterations());
 }
 
+// Bytes counted are the bytes fed: an answer that a refuse rule stops is not fed further.
 void BM_OutputFilterStream(benchmark::State& state) {
   const auto piece = static_cast<std::size_t>(state.range(0));
+  std::size_t fed = 0, stopped = 0;
   for (auto _ : state) {
     for (const std::string& message : fixture->messages) {
       OutputFilter filter(fixture->rules);
-      std::string_view text = message;
-      for (std::size_t at = 0; at < text.size() && !filter.stopped(); at += piece)
+      const std::string_view text = message;
+      std::size_t at = 0;
+      for (; at < text.size() && !filter.stopped(); at += piece)
         benchmark::DoNotOptimize(filter.push(text.substr(at, piece)));
+      fed += std::min(at, text.size());
       benchmark::DoNotOptimize(filter.finish());
+      stopped += filter.stopped();
     }
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * fixture->bytes));
+  state.SetBytesProcessed(static_cast<int64_t>(fed));
+  state.counters["stopped_per_pass"] =
+      static_cast<double>(stopped) / static_cast<double>(state.iterations());
 }
 
 void BM_PiiMask(benchmark::State& state) {
