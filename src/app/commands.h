@@ -11,5 +11,6 @@ namespace supportd::app {
 void add_model_command(CLI::App& app, int& exit_code);
 void add_serve_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
+void add_encoder_command(CLI::App& app, int& exit_code);
 
 }  // namespace supportd::app

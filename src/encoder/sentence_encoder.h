@@ -33,6 +33,7 @@ enum class Backend {
 class WeightFile;
 class Tokenizer;
 class Transformer;
+struct ModelWeights;
 
 // Thread-safety: const methods may be called from any thread at once.
 class SentenceEncoder {
@@ -68,14 +69,14 @@ class SentenceEncoder {
  private:
   SentenceEncoder(std::string path, Backend backend);
 
-  // Tokenizes, truncates (counting) and checks every text; ids are appended to `ids`.
-  Status prepare(std::span<const std::string_view> texts, std::vector<int>& ids,
-                 std::vector<std::size_t>& offsets) const;
+  // Token ids of valid UTF-8 `text`, cut to kMaxTokens (counted in truncated_).
+  std::vector<int> model_input(std::string_view text) const;
 
   // Constant after load.
   std::string path_;
   Backend backend_;
   std::unique_ptr<WeightFile> weights_;
+  std::unique_ptr<ModelWeights> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<Transformer> transformer_;
   // Shared by every caller.
