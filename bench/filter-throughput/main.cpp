@@ -7,6 +7,7 @@
 //   usage: filter_throughput --data PATH/banking77/train.csv [google-benchmark flags]
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -361,6 +362,7 @@ int main(int argc, char** argv) {
   loaded.messages = load_messages(data);
   for (const std::string& m : loaded.messages)
     loaded.bytes += m.size();
+  const auto compile_start = std::chrono::steady_clock::now();
   Result<RuleFile> file = parse_rule_file(rule_file_text(), "bench.rules");
   Result<std::shared_ptr<const RuleSet>> rules =
       file.ok() ? RuleSet::compile(std::move(file).value()) : file.error();
@@ -368,10 +370,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rules: %s\n", rules.error().message.c_str());
     return 1;
   }
+  const std::chrono::duration<double, std::milli> compile_time =
+      std::chrono::steady_clock::now() - compile_start;
   loaded.rules = *rules;
   fixture = &loaded;
-  std::printf("corpus: %zu messages, %zu bytes; rules: %zu\n", loaded.messages.size(), loaded.bytes,
-              loaded.rules->rules().size());
+  std::printf("corpus: %zu messages, %zu bytes; rules: %zu, parsed and compiled in %.0f ms\n",
+              loaded.messages.size(), loaded.bytes, loaded.rules->rules().size(),
+              compile_time.count());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -157,7 +157,8 @@ bool chinese_mobile(std::string_view digits) {
 bool phone_like(std::string_view digits, const std::vector<std::size_t>& sizes, bool plus) {
   const std::size_t n = digits.size();
   const std::size_t groups = sizes.size();
-  if (plus) return n >= 8 && n <= 15;  // E.164: country code and number
+  if (n < 8) return false;   // no form below has fewer digits
+  if (plus) return n <= 15;  // E.164: country code and number
   if (digits.starts_with("0086") && chinese_mobile(digits.substr(4)) &&
       (groups == 1 || sizes[0] == 4))
     return true;

@@ -1,4 +1,6 @@
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -110,6 +112,29 @@ TEST_F(InputCheckTest, IllFormedBytesBecomeReplacementCharacters) {
   const InputVerdict verdict = rules_->check_input("ass\xFF ok");
   EXPECT_EQ(verdict.decision, Decision::kMask);
   EXPECT_EQ(verdict.text, "***\xEF\xBF\xBD ok");
+}
+
+TEST_F(InputCheckTest, OneRuleSetServesManyThreadsAtOnce) {
+  // Each scan leases Hyperscan scratch space from the rule set's pool; run them concurrently.
+  const std::vector<std::string> messages = {"a bomb", "你他妈的", "acct-1234567", "hello"};
+  std::vector<Decision> expected;
+  for (const std::string& message : messages)
+    expected.push_back(rules_->check_input(message).decision);
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const std::size_t k = static_cast<std::size_t>(i + t) % messages.size();
+        if (rules_->check_input(messages[k]).decision != expected[k]) ++mismatches[t];
+      }
+    });
+  }
+  for (std::thread& thread : threads)
+    thread.join();
+  EXPECT_EQ(mismatches, std::vector<int>(4, 0));
+  EXPECT_EQ(expected, (std::vector<Decision>{Decision::kRefuse, Decision::kMask, Decision::kMask,
+                                             Decision::kAllow}));
 }
 
 TEST(InputCheckEmptyRulesTest, AllowsEverything) {
