@@ -26,7 +26,9 @@ struct BenchmarkReport {
   std::size_t texts = 0;   // distinct texts cycled through
   double mean_tokens = 0;  // per text, after truncation
   double query_p50_ms = 0, query_p99_ms = 0, query_mean_ms = 0;
+  double query_cpu_p50_ms = 0;  // thread CPU time per query: the cost without the machine's load
   double batch_p50_ms = 0, batch_sentences_per_s = 0;
+  double batch_cpu_ms_per_sentence = 0;  // process CPU time over the batches, per sentence
   double rss_before_mb = 0, rss_loaded_mb = 0, rss_after_mb = 0;  // VmRSS of this process
 };
 

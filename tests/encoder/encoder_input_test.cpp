@@ -98,33 +98,45 @@ TEST_F(EncoderInput, BatchAgreesWithOneAtATimeWhateverTheThreads) {
     texts.push_back(words(1 + i % 23, i % 2 ? "refund" : "card"));
   texts.push_back("");
   texts.push_back(words(140));
+  std::vector<Embedding> one_at_a_time;
+  for (const auto& text : texts)
+    one_at_a_time.push_back(*encoder_->encode(text));
   for (int threads : {1, 2, 3, 0}) {
     auto vectors = encoder_->encode_batch(texts, threads);
     ASSERT_TRUE(vectors.ok());
     for (std::size_t i = 0; i < texts.size(); ++i)
-      EXPECT_LE(max_difference((*vectors)[i], *encoder_->encode(texts[i])), 1e-6f)
+      EXPECT_LE(max_difference((*vectors)[i], one_at_a_time[i]), 1e-6f)
           << "threads " << threads << ", text " << i;
   }
 }
 
-TEST_F(EncoderInput, ConcurrentCallersGetTheSameVectors) {
+TEST(EncoderThreads, ConcurrentCallersGetTheSameVectorsWithEitherBackend) {
   const std::vector<std::string> texts = {"my card still isn't here", "Card delivery times",
                                           "I was charged twice", words(150)};
-  std::vector<Embedding> expected;
-  for (const auto& text : texts)
-    expected.push_back(*encoder_->encode(text));
-  std::vector<int> mismatches(4, 0);
-  {
-    std::vector<std::jthread> callers;
-    for (int t = 0; t < 4; ++t)
-      callers.emplace_back([&, t] {
-        for (int round = 0; round < 5; ++round)
-          for (std::size_t i = 0; i < texts.size(); ++i)
-            if (*encoder_->encode(texts[i]) != expected[i]) ++mismatches[t];
-      });
+  for (Backend backend : {Backend::kEigen, Backend::kGgml}) {
+    auto loaded = SentenceEncoder::load(SentenceEncoder::default_path(), backend);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    const SentenceEncoder& encoder = **loaded;
+    std::vector<Embedding> expected;
+    for (const auto& text : texts)
+      expected.push_back(*encoder.encode(text));
+    std::vector<int> mismatches(4, 0);
+    {
+      std::vector<std::jthread> callers;
+      for (int t = 0; t < 4; ++t)
+        callers.emplace_back([&, t] {
+          for (int round = 0; round < 3; ++round) {
+            for (std::size_t i = 0; i < texts.size(); ++i)
+              if (*encoder.encode(texts[i]) != expected[i]) ++mismatches[t];
+            auto batch = encoder.encode_batch(texts, 2);
+            for (std::size_t i = 0; i < texts.size(); ++i)
+              if (max_difference((*batch)[i], expected[i]) > 1e-6f) ++mismatches[t];
+          }
+        });
+    }
+    for (int count : mismatches)
+      EXPECT_EQ(count, 0);
   }
-  for (int count : mismatches)
-    EXPECT_EQ(count, 0);
 }
 
 }  // namespace
