@@ -64,7 +64,9 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
        "GGUF model file; without it (and without --upstream) a synthesized demo model is used");
   bind("engine", "alias", e.alias, "Model id shown in /v1/models (default: the file name)");
   bind("engine", "demo-preset", cfg.demo_preset, "Preset of the synthesized demo model");
-  bind("engine", "threads", e.threads, "Compute threads (0: one per core)");
+  bind("engine", "threads", e.threads,
+       "Compute threads per step; 0: chosen each step by measurement among 1..cores (robust when "
+       "other processes use the CPU)");
   bind("engine", "ctx-size", e.context_cells,
        "KV cells shared by all requests and the prefix cache");
   bind("engine", "parallel", e.parallel, "Sequences decoded together (continuous batching)");

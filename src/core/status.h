@@ -28,12 +28,15 @@ const char* error_code_name(ErrorCode code);
 struct Error {
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
-  std::string param;  // the offending input field, when there is one
+  std::string param;      // the offending input field, when there is one
+  int retry_after_s = 0;  // for kOverloaded / kDeadline / kUnavailable: when to try again
 
   static Error invalid(std::string message, std::string param = {}) {
-    return {ErrorCode::kInvalidArgument, std::move(message), std::move(param)};
+    return {ErrorCode::kInvalidArgument, std::move(message), std::move(param), 0};
   }
-  static Error make(ErrorCode code, std::string message) { return {code, std::move(message), {}}; }
+  static Error make(ErrorCode code, std::string message) {
+    return {code, std::move(message), {}, 0};
+  }
 };
 
 // Holds a T or an Error. Minimal stand-in for C++23 std::expected.
@@ -41,7 +44,7 @@ template <typename T>
 class Result {
  public:
   // Holds an internal error until assigned (some async frameworks need a default value).
-  Result() : data_(Error{ErrorCode::kInternal, "no value", {}}) {}
+  Result() : data_(Error{ErrorCode::kInternal, "no value", {}, 0}) {}
   Result(T value) : data_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : data_(std::move(error)) {}  // NOLINT: implicit by design
 

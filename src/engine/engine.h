@@ -34,7 +34,9 @@ struct EngineStats {
   std::int64_t steps = 0;        // llama_decode calls
   std::int64_t step_tokens = 0;  // tokens carried by all those calls
   std::int64_t tokens_generated = 0;
+  std::int64_t preemptions = 0;  // running sequences paused for higher-priority ones
   double last_step_ms = 0;
+  int threads = 0;  // compute threads the last step used
 };
 
 class Engine {

@@ -18,7 +18,7 @@ std::unique_ptr<LlamaEngine> make_engine(int parallel, int cache_entries = 8,
                                          const std::string& model = testing::synthesized_model()) {
   EngineOptions options;
   options.model_path = model;
-  options.threads = 2;
+  options.threads = 0;  // auto: robust when tests run in parallel
   options.context_cells = 16384;
   options.parallel = parallel;
   options.step_tokens = 64;
@@ -133,8 +133,11 @@ TEST(Engine, CellsReturnToBaselineAfterMixedLoad) {
     live.emplace_back(*id, sink);
     if (random() % 3 == 0) engine->cancel(live[random() % live.size()].first);
   }
-  for (auto& [id, sink] : live)
-    ASSERT_TRUE(sink->wait());
+  for (auto& [id, sink] : live) {
+    ASSERT_TRUE(sink->wait(std::chrono::seconds(20)))
+        << "request " << id << " never finished; running " << engine->stats().running
+        << ", waiting " << engine->stats().waiting;
+  }
   EXPECT_EQ(engine->sequences_holding_cells(), 0);
   engine->clear_prefix_cache();
   const auto stats = engine->stats();

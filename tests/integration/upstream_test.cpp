@@ -44,7 +44,7 @@ struct ServedEngine {
 std::unique_ptr<engine::Engine> local_engine() {
   engine::llama::EngineOptions options;
   options.model_path = testing::synthesized_model();
-  options.threads = 2;
+  options.threads = 0;  // auto: robust when tests run in parallel
   options.context_cells = 65536;
   options.parallel = 4;
   auto created = engine::llama::LlamaEngine::create(options);

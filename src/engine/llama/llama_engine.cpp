@@ -6,11 +6,13 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/llama/loop.h"
+#include "ggml-cpu.h"
 #include "llama.h"
 
 namespace supportd::engine::llama {
 
-LlamaEngine::LlamaEngine(EngineOptions options) : options_(std::move(options)) {}
+LlamaEngine::LlamaEngine(EngineOptions options)
+    : options_(std::move(options)), admission_(options_.admission) {}
 
 LlamaEngine::~LlamaEngine() {
   shutdown();
@@ -18,9 +20,7 @@ LlamaEngine::~LlamaEngine() {
 
 Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& requested) {
   EngineOptions options = requested;
-  if (options.threads <= 0) {
-    options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  }
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.parallel = std::clamp(options.parallel, 1, 128);
   options.prefix_cache_entries = std::clamp(options.prefix_cache_entries, 0, 128);
   options.step_tokens = std::max(options.step_tokens, 16);
@@ -35,8 +35,11 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   params.n_batch = static_cast<uint32_t>(std::max(options.step_tokens, options.parallel));
   params.n_ubatch = std::min<uint32_t>(params.n_batch, 512);
   params.n_seq_max = static_cast<uint32_t>(options.parallel + options.prefix_cache_entries);
-  params.n_threads = options.threads;
-  params.n_threads_batch = options.threads;
+  // One pool of worker threads; each step uses as many of them as --threads says, or as many
+  // as the thread tuner finds fastest right now (--threads 0).
+  const int pool_threads = options.threads > 0 ? options.threads : cores;
+  params.n_threads = pool_threads;
+  params.n_threads_batch = pool_threads;
   params.kv_unified = true;
   params.no_perf = true;
   llama_context* context = llama_init_from_model((*model)->raw(), params);
@@ -45,16 +48,24 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
                        "cannot create a llama.cpp context: " + last_llama_error());
   }
   options.context_cells = static_cast<int>(llama_n_ctx(context));
+  ggml_threadpool_params pool_params = ggml_threadpool_params_default(pool_threads);
+  ggml_threadpool* threadpool = ggml_threadpool_new(&pool_params);
+  if (threadpool == nullptr) {
+    llama_free(context);
+    return Error::make(ErrorCode::kInternal, "cannot start the engine's worker threads");
+  }
+  llama_attach_threadpool(context, threadpool, threadpool);
 
   std::unique_ptr<LlamaEngine> engine(new LlamaEngine(options));
   engine->model_ = std::move(model).value();
   engine->max_context_ = std::min(engine->model_->context_length(), options.context_cells);
   engine->model_card_ = engine->model_->card();
   engine->model_card_.context_length = engine->max_context_;
-  engine->loop_ = std::make_unique<Loop>(*engine, context);
+  engine->loop_ = std::make_unique<Loop>(*engine, context, threadpool, pool_threads);
   spdlog::info(
       "engine: {} ({}); {} threads, {} KV cells, {} parallel sequences, {} tokens per step",
-      engine->model_card_.id, engine->model_card_.description, options.threads,
+      engine->model_card_.id, engine->model_card_.description,
+      options.threads > 0 ? std::to_string(options.threads) : "auto 1-" + std::to_string(cores),
       options.context_cells, options.parallel, options.step_tokens);
 
   LlamaEngine* self = engine.get();
@@ -100,11 +111,18 @@ Result<Engine::RequestId> LlamaEngine::submit(GenerationRequest request,
   sequence->cells = prompt + sequence->max_new;
   sequence->tokens.reserve(sequence->prompt_size + static_cast<std::size_t>(sequence->max_new));
 
+  // Early refusal: a full queue for this class, or a deadline that cannot be met.
+  if (auto refusal = admission_.enter(request.priority, request.deadline)) {
+    refusal->error.retry_after_s = static_cast<int>(refusal->retry_after.count());
+    return refusal->error;
+  }
+
   const std::uint32_t seed =
       request.sampling.seed.value_or(static_cast<std::uint32_t>(std::random_device{}()));
   sequence->sampler =
       std::make_unique<Sampler>(*model_, request.sampling, request.ignore_eos, seed);
   sequence->stop = StopMatcher(request.stop);
+  sequence->counted_waiting = true;
   sequence->id = next_id_++;
   sequence->submitted = Clock::now();
   sequence->request = std::move(request);

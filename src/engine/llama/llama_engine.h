@@ -17,6 +17,8 @@
 
 #include "engine/engine.h"
 #include "engine/llama/model.h"
+#include "sched/admission_control.h"
+#include "sched/scheduler.h"
 
 namespace supportd::engine::llama {
 
@@ -31,6 +33,12 @@ struct EngineOptions {
   int prefix_cache_entries = 32;  // cached prefixes (each holds a sequence id)
   int prefix_cache_cells = 0;     // KV cells the prefix cache may hold; 0: a quarter of the context
   bool warmup = true;             // decode a representative batch before ready()
+  // When a request that outranks a running one finds no room: pause the running one by
+  // saving its KV to memory (kSave), by dropping it and recomputing later (kRecompute), or not
+  // at all (kOff). kSave is the default by measurement (bench/preemption-cost).
+  enum class Preemption { kOff, kSave, kRecompute } preemption = Preemption::kSave;
+  sched::SchedulerOptions scheduling;
+  sched::AdmissionOptions admission;
 };
 
 class LlamaEngine final : public Engine {
@@ -48,6 +56,7 @@ class LlamaEngine final : public Engine {
   void shutdown() override;
 
   const Model& llama_model() const { return *model_; }
+  sched::AdmissionControl& admission() { return admission_; }
   const EngineOptions& options() const { return options_; }
 
   // Empties the prefix cache (on the engine thread) and waits until done.
@@ -62,6 +71,7 @@ class LlamaEngine final : public Engine {
   class Loop;
 
   explicit LlamaEngine(EngineOptions options);
+  friend class Loop;
 
   EngineOptions options_;
   std::unique_ptr<Model> model_;
@@ -72,6 +82,7 @@ class LlamaEngine final : public Engine {
   std::atomic<std::uint64_t> next_id_{1};
   int max_context_ = 0;  // tokens one request may use
   ModelCard model_card_;
+  sched::AdmissionControl admission_;
 };
 
 }  // namespace supportd::engine::llama

@@ -1,10 +1,12 @@
-// The engine thread's loop: take requests, admit them into sequence slots, run steps, finish.
+// The engine thread's loop: take requests from the inbox, admit, step, finish, publish stats.
 #include "engine/llama/loop.h"
 
 #include <algorithm>
 #include <future>
 
 #include <spdlog/spdlog.h>
+
+#include "ggml-cpu.h"
 
 namespace supportd::engine::llama {
 namespace {
@@ -22,15 +24,20 @@ std::vector<int> range(int from, int to) {
 
 }  // namespace
 
-LlamaEngine::Loop::Loop(LlamaEngine& engine, llama_context* context)
+LlamaEngine::Loop::Loop(LlamaEngine& engine, llama_context* context, ggml_threadpool* threadpool,
+                        int pool_threads)
     : engine_(engine),
       model_(*engine.model_),
       context_(context),
       memory_(llama_get_memory(context)),
       options_(engine.options_),
+      scheduler_(engine.options_.scheduling),
       prefix_cache_(range(engine.options_.parallel,
                           engine.options_.parallel + engine.options_.prefix_cache_entries),
-                    static_cast<std::size_t>(engine.options_.prefix_cache_cells)) {
+                    static_cast<std::size_t>(engine.options_.prefix_cache_cells)),
+      threadpool_(threadpool),
+      tuner_(pool_threads) {
+  threads_ = pool_threads;
   free_seq_ids_ = range(0, options_.parallel);
   std::reverse(free_seq_ids_.begin(), free_seq_ids_.end());
   batch_ = llama_batch_init(std::max(options_.step_tokens, options_.parallel), 0, 1);
@@ -40,6 +47,7 @@ LlamaEngine::Loop::Loop(LlamaEngine& engine, llama_context* context)
 LlamaEngine::Loop::~Loop() {
   llama_batch_free(batch_);
   llama_free(context_);
+  ggml_threadpool_free(threadpool_);
 }
 
 void LlamaEngine::Loop::enqueue(std::unique_ptr<Sequence> sequence) {
@@ -87,17 +95,24 @@ EngineStats LlamaEngine::Loop::stats() const {
 
 void LlamaEngine::Loop::run() {
   for (;;) {
-    take_inbox(/*wait=*/running_.empty() && queue_.empty());
-    bool stopping;
+    // Sleep only when nothing runs and nothing waits; a waiting batch window needs a wake-up.
+    const bool idle = running_.empty() && scheduler_.empty();
+    take_inbox(idle);
     {
       std::lock_guard lock(inbox_mutex_);
-      stopping = stop_requested_;
+      if (stop_requested_) break;
     }
-    if (stopping) break;
     expire_deadlines();
     erase_finished();
     admit();
-    if (!running_.empty()) step();
+    engine_.admission_.set_saturated(free_seq_ids_.empty() || !scheduler_.empty());
+    if (!running_.empty()) {
+      step();
+    } else if (!scheduler_.empty()) {
+      // Waiting without running: a dynamic-batching window is open. Nap briefly.
+      std::unique_lock lock(inbox_mutex_);
+      inbox_cv_.wait_for(lock, std::chrono::milliseconds(2));
+    }
     erase_finished();
     publish_stats();
   }
@@ -106,8 +121,10 @@ void LlamaEngine::Loop::run() {
   for (auto& sequence : running_)
     finish(*sequence, FinishReason::kCancelled);
   erase_finished();
-  for (auto& [id, sequence] : waiting_)
+  for (auto& [id, sequence] : waiting_) {
+    leave_queue(*sequence);
     finish(*sequence, FinishReason::kCancelled);
+  }
   waiting_.clear();
   publish_stats();
   std::lock_guard lock(inbox_mutex_);
@@ -132,14 +149,14 @@ void LlamaEngine::Loop::take_inbox(bool wait) {
     tasks.swap(tasks_);
   }
   for (auto& sequence : submitted) {
-    sched::Ticket ticket{sequence->id, sequence->request.priority, sequence->request.tenant,
-                         sequence->submitted, sequence->cells};
-    queue_.push(std::move(ticket));
+    scheduler_.push({sequence->id, sequence->request.priority, sequence->request.tenant,
+                     sequence->submitted, sequence->cells});
     waiting_.emplace(sequence->id, std::move(sequence));
   }
   for (RequestId id : cancelled) {
     if (auto it = waiting_.find(id); it != waiting_.end()) {
-      queue_.erase(id);
+      scheduler_.erase(id);
+      leave_queue(*it->second);
       finish(*it->second, FinishReason::kCancelled);
       waiting_.erase(it);
       continue;
@@ -153,62 +170,19 @@ void LlamaEngine::Loop::take_inbox(bool wait) {
 }
 
 void LlamaEngine::Loop::expire_deadlines() {
+  // A deadline is the latest time a request may start; one still waiting then is refused.
   const auto now = Clock::now();
   for (auto it = waiting_.begin(); it != waiting_.end();) {
-    const auto& deadline = it->second->request.deadline;
-    if (deadline && *deadline <= now) {
-      queue_.erase(it->first);
-      finish(*it->second, FinishReason::kDeadline);
+    Sequence& s = *it->second;
+    if (s.request.deadline && *s.request.deadline <= now && !s.has_first_token) {
+      scheduler_.erase(it->first);
+      leave_queue(s);
+      finish(s, FinishReason::kDeadline);
       it = waiting_.erase(it);
     } else {
       ++it;
     }
   }
-  for (auto& sequence : running_) {
-    const auto& deadline = sequence->request.deadline;
-    if (sequence->sink && deadline && *deadline <= now) finish(*sequence, FinishReason::kDeadline);
-  }
-}
-
-void LlamaEngine::Loop::admit() {
-  while (!queue_.empty() && !free_seq_ids_.empty()) {
-    const sched::Ticket& next = *queue_.next();
-    // Cells held by the prefix cache give way to requests that need them.
-    const std::int64_t free_cells =
-        options_.context_cells - cells_reserved_ - static_cast<std::int64_t>(prefix_cache_.cells());
-    if (next.cells > free_cells) {
-      for (int id : prefix_cache_.evict_cells(static_cast<std::size_t>(next.cells - free_cells))) {
-        llama_memory_seq_rm(memory_, id, -1, -1);
-      }
-      if (next.cells > options_.context_cells - cells_reserved_ -
-                           static_cast<std::int64_t>(prefix_cache_.cells())) {
-        return;  // wait for running sequences to finish
-      }
-    }
-    const sched::Ticket ticket = queue_.pop();
-    auto node = waiting_.extract(ticket.id);
-    start(std::move(node.mapped()));
-  }
-}
-
-void LlamaEngine::Loop::start(std::unique_ptr<Sequence> sequence) {
-  Sequence& s = *sequence;
-  s.seq_id = free_seq_ids_.back();
-  free_seq_ids_.pop_back();
-  s.admitted = Clock::now();
-  cells_reserved_ += s.cells;
-
-  // Reuse the longest cached prefix, leaving at least one prompt token to compute logits from.
-  ++counters_.prefix_lookups;
-  const auto match = prefix_cache_.lookup(std::span(s.tokens).first(s.prompt_size - 1));
-  if (match.length > 0) {
-    llama_memory_seq_cp(memory_, match.seq_id, s.seq_id, 0, static_cast<llama_pos>(match.length));
-    s.n_past = s.reused = match.length;
-    ++counters_.prefix_hits;
-    counters_.prompt_tokens_reused += static_cast<std::int64_t>(match.length);
-  }
-  s.sampler->accept_prompt(std::span(s.tokens).first(s.prompt_size));
-  running_.push_back(std::move(sequence));
 }
 
 void LlamaEngine::Loop::finish(Sequence& s, FinishReason reason, Error error) {
@@ -220,6 +194,7 @@ void LlamaEngine::Loop::finish(Sequence& s, FinishReason reason, Error error) {
     if (!tail.empty()) s.sink->on_text(tail);
   }
   if (s.seq_id >= 0) release_cells(s, normal);
+  if (normal) engine_.admission_.record_finish();
 
   const auto now = Clock::now();
   Completion completion;
@@ -237,20 +212,10 @@ void LlamaEngine::Loop::finish(Sequence& s, FinishReason reason, Error error) {
   sink->on_done(completion);
 }
 
-void LlamaEngine::Loop::release_cells(Sequence& s, bool keep_in_cache) {
-  if (keep_in_cache && s.n_past > 0) {
-    // Keep the conversation so far: the next turn starts with it.
-    const auto insertion = prefix_cache_.insert(std::span(s.tokens).first(s.n_past));
-    for (int id : insertion.evicted)
-      llama_memory_seq_rm(memory_, id, -1, -1);
-    if (insertion.seq_id >= 0 && !insertion.already_cached) {
-      llama_memory_seq_cp(memory_, s.seq_id, insertion.seq_id, 0, static_cast<llama_pos>(s.n_past));
-    }
-  }
-  llama_memory_seq_rm(memory_, s.seq_id, -1, -1);
-  free_seq_ids_.push_back(s.seq_id);
-  s.seq_id = -1;
-  cells_reserved_ -= s.cells;
+void LlamaEngine::Loop::leave_queue(Sequence& s) {
+  if (!s.counted_waiting) return;
+  s.counted_waiting = false;
+  engine_.admission_.left_queue(s.request.priority);
 }
 
 void LlamaEngine::Loop::erase_finished() {
@@ -260,9 +225,9 @@ void LlamaEngine::Loop::erase_finished() {
 void LlamaEngine::Loop::publish_stats() {
   EngineStats snapshot = counters_;
   snapshot.running = static_cast<int>(running_.size());
-  snapshot.waiting = static_cast<int>(queue_.size());
+  snapshot.waiting = static_cast<int>(scheduler_.size());
   for (int p = 0; p < kPriorityCount; ++p) {
-    snapshot.waiting_by_priority[p] = static_cast<int>(queue_.size(static_cast<Priority>(p)));
+    snapshot.waiting_by_priority[p] = static_cast<int>(scheduler_.size(static_cast<Priority>(p)));
   }
   std::int64_t used = static_cast<std::int64_t>(prefix_cache_.cells());
   for (const auto& s : running_)

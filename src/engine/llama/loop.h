@@ -1,9 +1,9 @@
 // The engine thread's state and its step loop (see llama_engine.h). Internal to engine/llama.
-// Everything here runs on the engine thread except the Inbox methods.
+// Everything here runs on the engine thread except the Inbox methods (enqueue, cancel,
+// run_on_engine, request_stop, stats).
 #pragma once
 
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -15,16 +15,21 @@
 #include "engine/llama/sampler.h"
 #include "engine/prefix_cache.h"
 #include "engine/stop_matcher.h"
+#include "engine/thread_tuner.h"
 #include "llama.h"
-#include "sched/admission_queue.h"
+#include "sched/scheduler.h"
 
 namespace supportd::engine::llama {
 
+// One request inside the engine. Its tokens are the prompt followed by every sampled token;
+// the KV of tokens[0, n_past) is in the cache. The last sampled token is decoded in the next
+// step, so a sequence always has tokens.size() - n_past >= 1 tokens left to feed: one while
+// decoding, more while prefilling (also after a preemption that dropped its cells).
 struct LlamaEngine::Sequence {
   RequestId id = 0;
   GenerationRequest request;
-  std::shared_ptr<GenerationSink> sink;
-  std::vector<Token> tokens;  // the prompt, then every sampled token
+  std::shared_ptr<GenerationSink> sink;  // null once finished
+  std::vector<Token> tokens;
   std::size_t prompt_size = 0;
   int max_new = 0;  // tokens to generate at most
   int cells = 0;    // KV cells reserved for the whole request
@@ -38,22 +43,30 @@ struct LlamaEngine::Sequence {
   Utf8Stream utf8;
   StopMatcher stop{{}};
 
+  // Preemption: the KV saved with llama_state_seq_get_data, and how many tokens it covers.
+  std::vector<std::uint8_t> saved_state;
+  std::size_t saved_n_past = 0;
+  int preemptions = 0;
+  bool counted_waiting = false;  // holds a place in AdmissionControl's queue count
+
   Clock::time_point submitted;
-  Clock::time_point admitted;
+  Clock::time_point admitted;  // first admission
   Clock::time_point first_token;
   bool has_first_token = false;
+
+  std::size_t remaining() const { return tokens.size() - n_past; }
 };
 
 class LlamaEngine::Loop {
  public:
-  Loop(LlamaEngine& engine, llama_context* context);
+  // `threadpool` (owned from now on) has `pool_threads` workers.
+  Loop(LlamaEngine& engine, llama_context* context, ggml_threadpool* threadpool, int pool_threads);
   ~Loop();
 
-  // --- called from any thread ---
+  // --- any thread ---
   void enqueue(std::unique_ptr<Sequence> sequence);
   void cancel(RequestId id);
-  // Runs `task` on the engine thread and waits for it.
-  void run_on_engine(const std::function<void()>& task);
+  void run_on_engine(const std::function<void()>& task);  // runs `task` there and waits
   void request_stop();
   EngineStats stats() const;
 
@@ -64,20 +77,25 @@ class LlamaEngine::Loop {
   int sequences_holding_cells() const;
 
  private:
-  // loop.cpp
+  // loop.cpp: the loop, the inbox, finishing
   void take_inbox(bool wait);
-  void start(std::unique_ptr<Sequence> sequence);
-  void admit();
   void expire_deadlines();
   void finish(Sequence& sequence, FinishReason reason, Error error = {});
-  void release_cells(Sequence& sequence, bool keep_in_cache);
+  void leave_queue(Sequence& sequence);
   void erase_finished();
   void publish_stats();
-  // step.cpp
+  // admission.cpp: starting, preempting and resuming sequences
+  void admit();
+  bool make_room(const sched::Ticket& candidate, sched::Priority rank);
+  void start(std::unique_ptr<Sequence> sequence);
+  void preempt(Sequence& sequence);
+  void release_cells(Sequence& sequence, bool keep_in_cache);
+  void cache_prefix(Sequence& sequence, std::size_t length);
+  std::int64_t free_cells() const;
+  // step.cpp: one llama_decode and what follows
   void step();
   bool decode_batch(int n_tokens);
   void on_token(Sequence& sequence, Token token);
-  void emit(Sequence& sequence, std::string_view bytes);
 
   LlamaEngine& engine_;
   const Model& model_;
@@ -94,7 +112,7 @@ class LlamaEngine::Loop {
   bool stop_requested_ = false;
 
   // Engine-thread state.
-  sched::AdmissionQueue queue_;
+  sched::Scheduler scheduler_;
   std::map<RequestId, std::unique_ptr<Sequence>> waiting_;
   std::vector<std::unique_ptr<Sequence>> running_;  // in admission order
   std::vector<int> free_seq_ids_;
@@ -102,6 +120,9 @@ class LlamaEngine::Loop {
   std::int64_t cells_reserved_ = 0;  // by running sequences
   llama_batch batch_{};
   EngineStats counters_;
+  ggml_threadpool* threadpool_;  // owned; attached to context_
+  ThreadTuner tuner_;
+  int threads_ = 0;  // threads the context is set to use now
 
   // Published snapshot: guarded by stats_mutex_.
   mutable std::mutex stats_mutex_;

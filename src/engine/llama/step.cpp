@@ -29,10 +29,10 @@ void LlamaEngine::Loop::step() {
   std::vector<Planned> planned;
   planned.reserve(running_.size());
 
-  // Every decoding sequence advances by one token.
+  // Every decoding sequence (one token left to feed) advances by one token.
   for (auto& s : running_) {
     s->batch_index = -1;
-    if (s->n_past < s->prompt_size) continue;
+    if (s->remaining() != 1) continue;
     add_token(batch_, s->tokens[s->n_past], static_cast<llama_pos>(s->n_past), s->seq_id, true);
     s->batch_index = batch_.n_tokens - 1;
     planned.push_back({s.get(), 1});
@@ -44,19 +44,26 @@ void LlamaEngine::Loop::step() {
       std::min(capacity - batch_.n_tokens, std::max(options_.step_tokens - batch_.n_tokens, 16));
   for (auto& s : running_) {
     if (budget <= 0) break;
-    if (s->n_past >= s->prompt_size) continue;
-    const int chunk = static_cast<int>(std::min<std::size_t>(s->prompt_size - s->n_past, budget));
+    if (s->remaining() <= 1) continue;
+    const int chunk =
+        static_cast<int>(std::min<std::size_t>(s->remaining(), static_cast<std::size_t>(budget)));
     for (int k = 0; k < chunk; ++k) {
-      const std::size_t at = s->n_past + k;
+      const std::size_t at = s->n_past + static_cast<std::size_t>(k);
       add_token(batch_, s->tokens[at], static_cast<llama_pos>(at), s->seq_id,
-                at + 1 == s->prompt_size);
+                at + 1 == s->tokens.size());
     }
-    if (s->n_past + chunk == s->prompt_size) s->batch_index = batch_.n_tokens - 1;
+    if (s->n_past + static_cast<std::size_t>(chunk) == s->tokens.size())
+      s->batch_index = batch_.n_tokens - 1;
     planned.push_back({s.get(), chunk});
     budget -= chunk;
   }
   if (batch_.n_tokens == 0) return;
-
+  // Threads for this step: fixed by --threads, or chosen by measurement.
+  const int threads = options_.threads > 0 ? options_.threads : tuner_.choose(batch_.n_tokens);
+  if (threads != threads_) {
+    llama_set_n_threads(context_, threads, threads);
+    threads_ = threads;
+  }
   const auto started = Clock::now();
   if (!decode_batch(batch_.n_tokens)) {
     for (const auto& p : planned) {
@@ -72,9 +79,16 @@ void LlamaEngine::Loop::step() {
   counters_.steps += 1;
   counters_.step_tokens += batch_.n_tokens;
   counters_.last_step_ms = std::chrono::duration<double, std::milli>(decoded - started).count();
+  counters_.threads = threads;
+  if (options_.threads <= 0) tuner_.record(threads, batch_.n_tokens, counters_.last_step_ms);
 
-  for (const auto& p : planned)
-    p.sequence->n_past += static_cast<std::size_t>(p.tokens);
+  for (const auto& p : planned) {
+    Sequence& s = *p.sequence;
+    s.n_past += static_cast<std::size_t>(p.tokens);
+    scheduler_.charge(s.request.tenant, p.tokens);  // fairness counts engine tokens
+    // The prompt is now in the cache: requests that share its beginning can reuse it at once.
+    if (!s.has_first_token && s.n_past == s.prompt_size) cache_prefix(s, s.prompt_size);
+  }
   for (const auto& p : planned) {
     Sequence& s = *p.sequence;
     if (s.batch_index < 0 || !s.sink) continue;
@@ -130,18 +144,9 @@ bool LlamaEngine::Loop::decode_batch(int n_tokens) {
 }
 
 void LlamaEngine::Loop::on_token(Sequence& s, Token token) {
-  const auto now = Clock::now();
   if (!s.has_first_token) {
     s.has_first_token = true;
-    s.first_token = now;
-    // The prompt is now in the cache: requests that share its beginning can reuse it at once.
-    const auto insertion = prefix_cache_.insert(std::span(s.tokens).first(s.prompt_size));
-    for (int id : insertion.evicted)
-      llama_memory_seq_rm(memory_, id, -1, -1);
-    if (insertion.seq_id >= 0 && !insertion.already_cached) {
-      llama_memory_seq_cp(memory_, s.seq_id, insertion.seq_id, 0,
-                          static_cast<llama_pos>(s.prompt_size));
-    }
+    s.first_token = Clock::now();
   }
   if (!s.request.ignore_eos && model_.is_end_of_generation(token)) {
     finish(s, FinishReason::kStop);
@@ -150,17 +155,13 @@ void LlamaEngine::Loop::on_token(Sequence& s, Token token) {
   s.tokens.push_back(token);
   ++s.generated;
   ++counters_.tokens_generated;
-  emit(s, model_.piece(token));
+  const std::string text = s.stop.push(s.utf8.push(model_.piece(token)));
+  if (!text.empty()) s.sink->on_text(text);
   if (s.stop.stopped()) {
     finish(s, FinishReason::kStop);
   } else if (s.generated >= s.max_new) {
     finish(s, FinishReason::kLength);
   }
-}
-
-void LlamaEngine::Loop::emit(Sequence& s, std::string_view bytes) {
-  const std::string text = s.stop.push(s.utf8.push(bytes));
-  if (!text.empty()) s.sink->on_text(text);
 }
 
 }  // namespace supportd::engine::llama

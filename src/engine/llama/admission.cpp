@@ -1,0 +1,147 @@
+// Starting, preempting and resuming sequences: who gets a sequence id and KV cells.
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "engine/llama/loop.h"
+
+namespace supportd::engine::llama {
+
+std::int64_t LlamaEngine::Loop::free_cells() const {
+  return options_.context_cells - cells_reserved_ -
+         static_cast<std::int64_t>(prefix_cache_.cells());
+}
+
+void LlamaEngine::Loop::admit() {
+  const auto now = Clock::now();
+  while (const sched::Ticket* next = scheduler_.next(now, static_cast<int>(running_.size()))) {
+    const sched::Priority rank = scheduler_.effective_priority(*next, now);
+    const bool fits = !free_seq_ids_.empty() && next->cells <= free_cells();
+    if (!fits && !make_room(*next, rank)) return;  // wait for running sequences to finish
+    const sched::Ticket ticket = scheduler_.pop(next->id);
+    auto node = waiting_.extract(ticket.id);
+    start(std::move(node.mapped()));
+  }
+}
+
+bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate, sched::Priority rank) {
+  // First the prefix cache gives back cells.
+  if (!free_seq_ids_.empty() && candidate.cells > free_cells()) {
+    for (int id :
+         prefix_cache_.evict_cells(static_cast<std::size_t>(candidate.cells - free_cells()))) {
+      llama_memory_seq_rm(memory_, id, -1, -1);
+    }
+    if (candidate.cells <= free_cells()) return true;
+  }
+  if (options_.preemption == EngineOptions::Preemption::kOff) return false;
+  // Then running sequences of a lower class than the candidate's give way, lowest class and
+  // latest admitted first, until it fits. Requests that were preempted before are not
+  // preempted again for an equal class, so nothing ping-pongs.
+  while (free_seq_ids_.empty() || candidate.cells > free_cells()) {
+    Sequence* victim = nullptr;
+    for (auto& s : running_) {
+      if (!s->sink || s->request.priority <= rank) continue;
+      if (victim == nullptr || s->request.priority > victim->request.priority ||
+          (s->request.priority == victim->request.priority && s->admitted > victim->admitted)) {
+        victim = s.get();
+      }
+    }
+    if (victim == nullptr) return false;
+    preempt(*victim);
+    if (!free_seq_ids_.empty() && candidate.cells > free_cells()) {
+      for (int id :
+           prefix_cache_.evict_cells(static_cast<std::size_t>(candidate.cells - free_cells()))) {
+        llama_memory_seq_rm(memory_, id, -1, -1);
+      }
+    }
+  }
+  return true;
+}
+
+void LlamaEngine::Loop::start(std::unique_ptr<Sequence> sequence) {
+  Sequence& s = *sequence;
+  leave_queue(s);
+  s.seq_id = free_seq_ids_.back();
+  free_seq_ids_.pop_back();
+  if (s.admitted == Clock::time_point{}) s.admitted = Clock::now();
+  cells_reserved_ += s.cells;
+
+  if (!s.saved_state.empty()) {
+    // Resuming after a preemption: put the saved KV back under the new sequence id.
+    const std::size_t read =
+        llama_state_seq_set_data(context_, s.saved_state.data(), s.saved_state.size(), s.seq_id);
+    if (read > 0) {
+      s.n_past = s.saved_n_past;
+    } else {
+      spdlog::warn("engine: could not restore request {}'s KV; recomputing it", s.request.id);
+      llama_memory_seq_rm(memory_, s.seq_id, -1, -1);
+    }
+    s.saved_state.clear();
+    s.saved_state.shrink_to_fit();
+  }
+  if (s.n_past == 0) {
+    // Reuse the longest cached prefix, leaving at least one token to feed.
+    ++counters_.prefix_lookups;
+    const auto match = prefix_cache_.lookup(std::span(s.tokens).first(s.tokens.size() - 1));
+    if (match.length > 0) {
+      llama_memory_seq_cp(memory_, match.seq_id, s.seq_id, 0, static_cast<llama_pos>(match.length));
+      s.n_past = match.length;
+      if (!s.has_first_token) s.reused = match.length;
+      ++counters_.prefix_hits;
+      counters_.prompt_tokens_reused += static_cast<std::int64_t>(match.length);
+    }
+  }
+  if (s.preemptions == 0) s.sampler->accept_prompt(std::span(s.tokens).first(s.prompt_size));
+  running_.push_back(std::move(sequence));
+}
+
+void LlamaEngine::Loop::preempt(Sequence& s) {
+  ++s.preemptions;
+  ++counters_.preemptions;
+  if (options_.preemption == EngineOptions::Preemption::kSave && s.n_past > 0) {
+    const std::size_t size = llama_state_seq_get_size(context_, s.seq_id);
+    s.saved_state.resize(size);
+    const std::size_t written =
+        llama_state_seq_get_data(context_, s.saved_state.data(), size, s.seq_id);
+    if (written == 0) s.saved_state.clear();
+    s.saved_n_past = s.n_past;
+  } else {
+    cache_prefix(s, s.n_past);  // recompute later, cheaply if the prefix cache still holds it
+  }
+  llama_memory_seq_rm(memory_, s.seq_id, -1, -1);
+  free_seq_ids_.push_back(s.seq_id);
+  cells_reserved_ -= s.cells;
+  s.seq_id = -1;
+  s.n_past = 0;
+  s.batch_index = -1;
+
+  // Back to the queue with its original arrival time, ahead of later arrivals of its class.
+  auto it =
+      std::find_if(running_.begin(), running_.end(), [&](const auto& p) { return p.get() == &s; });
+  std::unique_ptr<Sequence> owned = std::move(*it);
+  running_.erase(it);
+  scheduler_.push(
+      {owned->id, owned->request.priority, owned->request.tenant, owned->submitted, owned->cells});
+  waiting_.emplace(owned->id, std::move(owned));
+}
+
+void LlamaEngine::Loop::cache_prefix(Sequence& s, std::size_t length) {
+  if (length == 0) return;
+  const auto insertion = prefix_cache_.insert(std::span(s.tokens).first(length));
+  for (int id : insertion.evicted)
+    llama_memory_seq_rm(memory_, id, -1, -1);
+  if (insertion.seq_id >= 0 && !insertion.already_cached) {
+    llama_memory_seq_cp(memory_, s.seq_id, insertion.seq_id, 0, static_cast<llama_pos>(length));
+  }
+}
+
+void LlamaEngine::Loop::release_cells(Sequence& s, bool keep_in_cache) {
+  // Keep the conversation so far: the next turn starts with it.
+  if (keep_in_cache) cache_prefix(s, s.n_past);
+  llama_memory_seq_rm(memory_, s.seq_id, -1, -1);
+  free_seq_ids_.push_back(s.seq_id);
+  s.seq_id = -1;
+  cells_reserved_ -= s.cells;
+}
+
+}  // namespace supportd::engine::llama

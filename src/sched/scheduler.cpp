@@ -1,0 +1,119 @@
+#include "sched/scheduler.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace supportd::sched {
+
+Scheduler::Scheduler(SchedulerOptions options) : options_(std::move(options)) {}
+
+double Scheduler::weight(const std::string& tenant) const {
+  auto it = options_.tenant_weights.find(tenant);
+  return it == options_.tenant_weights.end() || it->second <= 0 ? 1.0 : it->second;
+}
+
+void Scheduler::activate(const std::string& tenant) {
+  if (queued_[tenant] > 0) return;
+  // The least virtual time among tenants that are waiting: a tenant returning from idle starts
+  // there, so it cannot claim the time it did not use.
+  double floor = std::numeric_limits<double>::infinity();
+  for (const auto& [name, count] : queued_) {
+    if (count > 0) floor = std::min(floor, virtual_[name]);
+  }
+  if (floor != std::numeric_limits<double>::infinity()) {
+    virtual_[tenant] = std::max(virtual_[tenant], floor);
+  }
+}
+
+void Scheduler::push(Ticket ticket) {
+  activate(ticket.tenant);
+  ++queued_[ticket.tenant];
+  waiting_.push_back(std::move(ticket));
+}
+
+bool Scheduler::erase(std::uint64_t id) {
+  auto it =
+      std::find_if(waiting_.begin(), waiting_.end(), [&](const Ticket& t) { return t.id == id; });
+  if (it == waiting_.end()) return false;
+  --queued_[it->tenant];
+  waiting_.erase(it);
+  return true;
+}
+
+Priority Scheduler::effective_priority(const Ticket& ticket, Clock::time_point now) const {
+  int rank = static_cast<int>(ticket.priority);
+  if (options_.aging.count() > 0) {
+    const auto waited = now - ticket.arrived;
+    rank -= static_cast<int>(waited / options_.aging);
+  }
+  return static_cast<Priority>(std::max(0, rank));
+}
+
+const Ticket* Scheduler::next(Clock::time_point now, int running) {
+  if (waiting_.empty()) return nullptr;
+  if (options_.batching == BatchingMode::kDynamic) {
+    if (batch_open_ && batch_admitted_ >= options_.batch_max) batch_open_ = false;
+    if (!batch_open_) {
+      if (running > 0) return nullptr;  // the current batch runs to completion
+      const auto age = now - waiting_.front().arrived;
+      const int count = static_cast<int>(waiting_.size());
+      const bool full = count >= options_.batch_max;
+      const bool window_over = age >= options_.batch_window;
+      const bool early = options_.early_release_count > 0 && count < options_.early_release_count &&
+                         age >= options_.early_release_after;
+      if (!full && !window_over && !early) return nullptr;
+      batch_open_ = true;
+      batch_admitted_ = 0;
+    }
+  }
+  const Ticket* best = nullptr;
+  Priority best_class = Priority::kLow;
+  double best_virtual = 0;
+  for (const auto& t : waiting_) {
+    const Priority p = effective_priority(t, now);
+    const double v = virtual_time(t.tenant);
+    const bool better =
+        best == nullptr || p < best_class ||
+        (p == best_class && (v < best_virtual || (v == best_virtual && t.arrived < best->arrived)));
+    if (better) {
+      best = &t;
+      best_class = p;
+      best_virtual = v;
+    }
+  }
+  return best;
+}
+
+Ticket Scheduler::pop(std::uint64_t id) {
+  auto it =
+      std::find_if(waiting_.begin(), waiting_.end(), [&](const Ticket& t) { return t.id == id; });
+  Ticket ticket = std::move(*it);
+  waiting_.erase(it);
+  --queued_[ticket.tenant];
+  if (options_.batching == BatchingMode::kDynamic) {
+    ++batch_admitted_;
+    if (waiting_.empty()) batch_open_ = false;
+  }
+  return ticket;
+}
+
+void Scheduler::charge(const std::string& tenant, std::int64_t tokens) {
+  virtual_[tenant] += static_cast<double>(tokens) / weight(tenant);
+}
+
+double Scheduler::virtual_time(const std::string& tenant) const {
+  auto it = virtual_.find(tenant);
+  return it == virtual_.end() ? 0.0 : it->second;
+}
+
+std::size_t Scheduler::size(Priority priority) const {
+  return static_cast<std::size_t>(std::count_if(
+      waiting_.begin(), waiting_.end(), [&](const Ticket& t) { return t.priority == priority; }));
+}
+
+std::optional<Clock::time_point> Scheduler::oldest() const {
+  if (waiting_.empty()) return std::nullopt;
+  return waiting_.front().arrived;
+}
+
+}  // namespace supportd::sched

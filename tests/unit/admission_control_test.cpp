@@ -1,0 +1,76 @@
+#include "sched/admission_control.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "sched/rate_limiter.h"
+
+namespace supportd::sched {
+namespace {
+
+TEST(AdmissionControl, RefusesWhenAClassQueueIsFull) {
+  AdmissionOptions options;
+  options.queue_limit = {1, 2, 0};
+  AdmissionControl control(options);
+  EXPECT_FALSE(control.enter(Priority::kHigh, std::nullopt));
+  auto refused = control.enter(Priority::kHigh, std::nullopt);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->error.code, ErrorCode::kOverloaded);
+  EXPECT_GE(refused->retry_after.count(), 1);
+  EXPECT_FALSE(control.enter(Priority::kNormal, std::nullopt));  // other classes are separate
+  control.left_queue(Priority::kHigh);
+  EXPECT_FALSE(control.enter(Priority::kHigh, std::nullopt));
+  for (int i = 0; i < 100; ++i)
+    EXPECT_FALSE(control.enter(Priority::kLow, std::nullopt));  // unbounded
+}
+
+TEST(AdmissionControl, RefusesDeadlinesTheServiceRateCannotMeet) {
+  AdmissionControl control;
+  for (int i = 0; i < 20; ++i) {  // about 100 completions per second
+    control.record_finish();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  control.set_saturated(true);
+  for (int i = 0; i < 50; ++i)
+    ASSERT_FALSE(control.enter(Priority::kNormal, std::nullopt));
+  const auto now = std::chrono::steady_clock::now();
+  // 50 ahead at ~100/s is ~0.5 s: a 10 ms deadline is out of reach, a 60 s one is fine.
+  auto refused = control.enter(Priority::kNormal, now + std::chrono::milliseconds(10));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->error.code, ErrorCode::kDeadline);
+  EXPECT_FALSE(control.enter(Priority::kNormal, now + std::chrono::seconds(60)));
+  // A high request does not wait behind normal ones.
+  EXPECT_LT(control.expected_wait(Priority::kHigh).count(),
+            control.expected_wait(Priority::kNormal).count());
+  control.set_saturated(false);
+  EXPECT_EQ(control.expected_wait(Priority::kNormal).count(), 0.0);
+}
+
+TEST(RateLimiter, RequestBucketRefillsAtItsRate) {
+  RateLimiter limiter;
+  limiter.set_limit("k", {2.0, 2.0, 0});
+  const auto t0 = RateLimiter::Clock::now();
+  EXPECT_FALSE(limiter.acquire("k", t0));
+  EXPECT_FALSE(limiter.acquire("k", t0));
+  auto wait = limiter.acquire("k", t0);
+  ASSERT_TRUE(wait);
+  EXPECT_NEAR(wait->count(), 0.5, 0.01);
+  EXPECT_FALSE(limiter.acquire("k", t0 + std::chrono::milliseconds(500)));
+  EXPECT_FALSE(limiter.acquire("unlimited", t0));
+}
+
+TEST(RateLimiter, TokenDebtBlocksUntilRepaid) {
+  RateLimiter limiter;
+  limiter.set_limit("k", {0, 0, 600});  // 10 tokens per second
+  const auto t0 = RateLimiter::Clock::now();
+  EXPECT_FALSE(limiter.acquire("k", t0));
+  limiter.charge_tokens("k", 650, t0);  // 50 tokens in debt
+  auto wait = limiter.acquire("k", t0);
+  ASSERT_TRUE(wait);
+  EXPECT_NEAR(wait->count(), 5.0, 0.01);
+  EXPECT_FALSE(limiter.acquire("k", t0 + std::chrono::seconds(5)));
+}
+
+}  // namespace
+}  // namespace supportd::sched
