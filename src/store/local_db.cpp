@@ -24,7 +24,6 @@ CREATE TABLE IF NOT EXISTS sessions(
   state_version INTEGER NOT NULL DEFAULT 0,
   csat INTEGER,
   archived INTEGER NOT NULL DEFAULT 0,
-  archived_seq INTEGER NOT NULL DEFAULT 0,
   archived_version INTEGER NOT NULL DEFAULT 0,
   window_from INTEGER NOT NULL DEFAULT 1,
   cache_stale INTEGER NOT NULL DEFAULT 0,
@@ -41,8 +40,10 @@ CREATE TABLE IF NOT EXISTS messages(
   role INTEGER NOT NULL,
   text TEXT NOT NULL,
   created_ms INTEGER NOT NULL,
+  pending INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY(key, seq)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS messages_pending ON messages(key, seq) WHERE pending = 1;
 CREATE TABLE IF NOT EXISTS answer_ratings(
   key TEXT NOT NULL,
   seq INTEGER NOT NULL,
@@ -72,10 +73,9 @@ LocalSession read_session(const SqliteStatement& row) {
   s.state_version = row.int64(9);
   if (!row.is_null(10)) c.csat = static_cast<int>(row.int64(10));
   s.archived = row.int64(11) != 0;
-  s.archived_seq = row.int64(12);
-  s.archived_version = row.int64(13);
-  s.window_from = row.int64(14);
-  s.cache_stale = row.int64(15) != 0;
+  s.archived_version = row.int64(12);
+  s.window_from = row.int64(13);
+  s.cache_stale = row.int64(14) != 0;
   return s;
 }
 
@@ -101,16 +101,18 @@ Result<std::vector<Message>> read_messages(SqliteDb& db, std::string_view key,
   return messages;
 }
 
-Status insert_message(SqliteDb& db, std::string_view key, const Message& message) {
+Status insert_message(SqliteDb& db, std::string_view key, const Message& message,
+                      bool pending) {
   Result<SqliteStatement> insert = db.prepare(
-      "INSERT OR REPLACE INTO messages(key, seq, role, text, created_ms) "
-      "VALUES(?1, ?2, ?3, ?4, ?5)");
+      "INSERT OR REPLACE INTO messages(key, seq, role, text, created_ms, pending) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
   if (!insert) return insert.error();
   insert->bind(1, key)
       .bind(2, message.seq_id)
       .bind(3, std::int64_t{static_cast<int>(message.role)})
       .bind(4, message.text)
-      .bind(5, message.created_ms);
+      .bind(5, message.created_ms)
+      .bind(6, std::int64_t{pending ? 1 : 0});
   return insert->run();
 }
 
@@ -203,7 +205,8 @@ Result<std::int64_t> LocalDb::append(std::string_view key, const NewMessage& mes
     if (Status done = update->run(); !done) return done.error();
   }
   Message stored{seq, message.role, message.text, now_ms};
-  if (Status status = local_db_rows::insert_message(*writer_, key, stored); !status)
+  if (Status status = local_db_rows::insert_message(*writer_, key, stored, options_.journal);
+      !status)
     return status.error();
   if (Status status = transaction.commit(); !status) return status.error();
   return seq;
@@ -213,18 +216,18 @@ Status LocalDb::retract(std::string_view key, std::int64_t seq) {
   std::lock_guard lock(writer_mutex_);
   SqliteTransaction transaction(*writer_);
   if (Status status = transaction.begin(); !status) return status;
-  Result<SqliteStatement> update = writer_->prepare(
-      "UPDATE sessions SET last_seq = last_seq - 1 WHERE key = ?1 AND last_seq = ?2 "
-      "AND archived_seq < ?2");
-  if (!update) return update.error();
-  update->bind(1, key).bind(2, seq);
-  if (Status status = update->run(); !status) return status;
-  if (writer_->changes() == 0) return {};
-  Result<SqliteStatement> remove =
-      writer_->prepare("DELETE FROM messages WHERE key = ?1 AND seq = ?2");
+  Result<SqliteStatement> remove = writer_->prepare(
+      "DELETE FROM messages WHERE key = ?1 AND seq = ?2 AND pending = 1 "
+      "AND seq = (SELECT last_seq FROM sessions WHERE key = ?1)");
   if (!remove) return remove.error();
   remove->bind(1, key).bind(2, seq);
   if (Status status = remove->run(); !status) return status;
+  if (writer_->changes() == 0) return {};
+  Result<SqliteStatement> update =
+      writer_->prepare("UPDATE sessions SET last_seq = last_seq - 1 WHERE key = ?1");
+  if (!update) return update.error();
+  update->bind(1, key);
+  if (Status status = update->run(); !status) return status;
   return transaction.commit();
 }
 

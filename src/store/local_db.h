@@ -29,8 +29,7 @@ class SqliteDb;
 struct LocalSession {
   Conversation conversation;
   std::int64_t state_version = 0;
-  bool archived = false;           // the session row exists in PostgreSQL
-  std::int64_t archived_seq = 0;   // messages up to here are not this process's to write behind
+  bool archived = false;              // the session row exists in PostgreSQL
   std::int64_t archived_version = 0;  // state up to this version is in PostgreSQL
   std::int64_t window_from = 1;    // this file holds every message window_from..last_seq
   bool cache_stale = false;        // Redis missed a write: its copy must be rewritten
@@ -38,7 +37,7 @@ struct LocalSession {
 
 // What one write-behind pass sends to PostgreSQL for one session.
 struct PendingSession {
-  SessionView view;                  // state, and the messages not yet archived (ascending)
+  SessionView view;                  // state, and this process's messages not yet archived
   bool create = false;               // the session row must be inserted
   bool state = false;                // the state (handoff, csat) must be written
   std::vector<Feedback::Rating> ratings;  // answer votes not yet archived
@@ -97,15 +96,26 @@ class LocalDb {
   Status for_each_session(const std::function<void(const std::string& token)>& visit);
 
   // --- tiered mode -----------------------------------------------------------------------
-  // Adopts a newer copy of a session (from Redis or PostgreSQL): its messages replace the
-  // local ones with the same seq_ids; local messages not yet archived that collide are moved
-  // after the remote ones (returned count), so no acknowledged message is dropped.
+  // Adopts a newer copy of a session (from Redis or PostgreSQL). Its messages replace the
+  // local ones at the same seq_ids, except this process's own not yet archived, which stay
+  // when the copy holds the same message there; when it holds another (two processes wrote
+  // one seq_id while Redis was out of reach), ours move after the copy's newest, so no
+  // acknowledged message is dropped. Returns how many moved.
   Result<std::int64_t> adopt(const SessionView& remote, std::int64_t now_ms);
-  // Up to `max_sessions` sessions with something to write behind, with at most about
-  // `max_messages` messages in all.
-  Result<std::vector<PendingSession>> pending(std::size_t max_sessions, std::size_t max_messages);
-  // Records that `written` reached PostgreSQL; trims archived messages beyond the window.
+  // Up to `limit` sessions with something to write behind.
+  Result<std::vector<std::string>> pending_keys(std::size_t limit);
+  // What session `key` has to write behind (at most `max_messages` messages, the oldest),
+  // or nullopt when nothing.
+  Result<std::optional<PendingSession>> pending_for(std::string_view key,
+                                                    std::size_t max_messages);
+  // Records that `written` reached PostgreSQL (items changed since stay pending); trims
+  // archived messages beyond the window.
   Status mark_archived(const std::vector<PendingSession>& written);
+  // Moves this process's pending `message` (still at message.seq_id, unchanged) to a new
+  // seq_id after both the local newest and `after_seq`: PostgreSQL holds another message at
+  // its seq_id. Returns the new seq_id, or 0 when the message is no longer there.
+  Result<std::int64_t> move_to_end(std::string_view key, const Message& message,
+                                   std::int64_t after_seq, std::int64_t now_ms);
   // Redis missed a write of `key`: its copy must be rewritten.
   Status mark_cache_stale(std::string_view key);
   // Redis now holds the session as of `last_seq` and `state_version`: clears the stale mark

@@ -9,7 +9,7 @@ namespace supportd::store::local_db_rows {
 // The columns read_session() expects, in order.
 inline constexpr const char* kSessionColumns =
     "key, token, tenant, user_id, created_ms, last_seq, handoff, agent, handoff_ms, "
-    "state_version, csat, archived, archived_seq, archived_version, window_from, cache_stale";
+    "state_version, csat, archived, archived_version, window_from, cache_stale";
 
 LocalSession read_session(const SqliteStatement& row);
 
@@ -17,6 +17,7 @@ LocalSession read_session(const SqliteStatement& row);
 Result<std::vector<Message>> read_messages(SqliteDb& db, std::string_view key,
                                            std::int64_t from_seq, std::int64_t to_seq);
 
-Status insert_message(SqliteDb& db, std::string_view key, const Message& message);
+// Inserts or replaces message (key, message.seq_id); `pending`: to be written behind.
+Status insert_message(SqliteDb& db, std::string_view key, const Message& message, bool pending);
 
 }  // namespace supportd::store::local_db_rows

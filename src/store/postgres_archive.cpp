@@ -8,6 +8,7 @@
 #include <pqxx/pqxx>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
 
 #include "store/postgres_schema.h"
 
@@ -106,13 +107,14 @@ void prepare_statements(pqxx::connection& db) {
              "THEN EXCLUDED.handoff_ms ELSE s.handoff_ms END, "
              "csat = CASE WHEN EXCLUDED.state_version > s.state_version "
              "THEN EXCLUDED.csat ELSE s.csat END, "
-             "state_version = GREATEST(s.state_version, EXCLUDED.state_version)");
+             "state_version = GREATEST(s.state_version, EXCLUDED.state_version) "
+             "RETURNING last_seq");
   db.prepare("insert_messages",
              "INSERT INTO supportd.messages (session_key, seq_id, role, body, created_ms) "
              "SELECT $1, m.* FROM unnest($2::bigint[], $3::smallint[], $4::text[], "
              "$5::bigint[]) AS m ON CONFLICT (session_key, seq_id) DO NOTHING RETURNING seq_id");
   db.prepare("existing_messages",
-             "SELECT seq_id, role, body FROM supportd.messages "
+             "SELECT seq_id, role, body, created_ms FROM supportd.messages "
              "WHERE session_key = $1 AND seq_id = ANY($2::bigint[])");
   db.prepare("upsert_rating",
              "INSERT INTO supportd.answer_ratings AS r (session_key, seq_id, thumb, rated_ms) "
@@ -248,47 +250,54 @@ Status PostgresArchive::connect() {
   return run("connect", [](Connection&) {});
 }
 
-Result<std::int64_t> PostgresArchive::write(const std::vector<PendingSession>& batch) {
-  std::int64_t conflicts = 0;
+Result<std::vector<PostgresArchive::Conflict>> PostgresArchive::write(
+    const std::vector<PendingSession>& batch) {
+  std::vector<Conflict> conflicts;
   Status status = run("write", [&](Connection& c) {
-    conflicts = 0;
+    conflicts.clear();
     pqxx::work work(*c.db);
-    for (const PendingSession& p : batch) {
-      const Conversation& s = p.view.conversation;
-      const std::string key = session_key(s.session);
+    // The journal forgets what this commit writes: it must be durable when it returns, even
+    // on a server configured with synchronous_commit = off.
+    work.exec("SET LOCAL synchronous_commit TO on");
+    for (std::size_t s = 0; s < batch.size(); ++s) {
+      const PendingSession& p = batch[s];
+      const Conversation& session = p.view.conversation;
+      const std::string key = session_key(session.session);
       const std::int64_t last = p.view.recent.empty() ? 0 : p.view.recent.back().seq_id;
-      work.exec_prepared("upsert_session", key, s.session, s.tenant, s.user, s.created_ms, last,
-                         static_cast<int>(s.handoff), s.agent, s.handoff_ms, p.view.state_version,
-                         s.csat.value_or(0));
+      const pqxx::result upserted = work.exec_prepared(
+          "upsert_session", key, session.session, session.tenant, session.user,
+          session.created_ms, last, static_cast<int>(session.handoff), session.agent,
+          session.handoff_ms, p.view.state_version, session.csat.value_or(0));
+      const std::int64_t archived_last = upserted.empty() ? last : upserted[0][0].as<std::int64_t>();
       if (!p.view.recent.empty()) {
         std::vector<std::int64_t> seqs, roles, created;
         std::vector<std::string> bodies;
-        for (const Message& m : p.view.recent) {
+        std::unordered_map<std::int64_t, std::size_t> index;
+        for (std::size_t i = 0; i < p.view.recent.size(); ++i) {
+          const Message& m = p.view.recent[i];
           seqs.push_back(m.seq_id);
           roles.push_back(static_cast<int>(m.role));
           bodies.push_back(m.text);
           created.push_back(m.created_ms);
+          index[m.seq_id] = i;
         }
         const pqxx::result inserted = work.exec_prepared(
             "insert_messages", key, int_array(seqs), int_array(roles), text_array(bodies),
             int_array(created));
         if (inserted.size() != seqs.size()) {
-          // Already there: a replay of this batch (same text), or another writer's message.
+          // Already there: a replay of this batch (the same message), or another writer's.
+          for (const pqxx::row& row : inserted) index.erase(row[0].as<std::int64_t>());
           std::vector<std::int64_t> existing;
-          std::vector<bool> fresh(seqs.size(), false);
-          for (const pqxx::row& row : inserted)
-            fresh[static_cast<std::size_t>(row[0].as<std::int64_t>() - seqs.front())] = true;
-          for (std::size_t i = 0; i < seqs.size(); ++i) {
-            if (!fresh[i]) existing.push_back(seqs[i]);
-          }
+          for (const auto& [seq, i] : index) existing.push_back(seq);
           const pqxx::result rows =
               work.exec_prepared("existing_messages", key, int_array(existing));
           for (const pqxx::row& row : rows) {
-            const Message& mine =
-                p.view.recent[static_cast<std::size_t>(row[0].as<std::int64_t>() - seqs.front())];
+            const std::size_t i = index.at(row[0].as<std::int64_t>());
+            const Message& mine = p.view.recent[i];
             if (row[1].as<int>() != static_cast<int>(mine.role) ||
-                row[2].as<std::string>() != mine.text) {
-              ++conflicts;
+                row[2].as<std::string>() != mine.text ||
+                row[3].as<std::int64_t>() != mine.created_ms) {
+              conflicts.push_back({s, i, archived_last});
             }
           }
         }
@@ -301,10 +310,11 @@ Result<std::int64_t> PostgresArchive::write(const std::vector<PendingSession>& b
     work.commit();
   });
   if (!status) return status.error();
-  if (conflicts > 0) {
-    spdlog::error("store: {} messages were already archived with another text at their seq_id "
-                  "(two processes wrote one session at once); kept the archived ones",
-                  conflicts);
+  if (!conflicts.empty()) {
+    spdlog::error("store: {} messages found another message archived at their seq_id (two "
+                  "processes wrote one session while Redis was out of reach); they move to new "
+                  "seq_ids",
+                  conflicts.size());
   }
   return conflicts;
 }

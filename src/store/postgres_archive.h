@@ -44,10 +44,17 @@ class PostgresArchive {
   // Connects now (creating or migrating the schema). unavailable when unreachable.
   Status connect();
 
+  // A message PostgreSQL already holds another message at the seq_id of (another process
+  // wrote the session at the same time, while Redis was out of reach).
+  struct Conflict {
+    std::size_t session = 0;      // index in the batch
+    std::size_t message = 0;      // index in that session's view.recent
+    std::int64_t archived_last = 0;  // the session's last_seq in PostgreSQL
+  };
   // Writes `batch` in one transaction. Idempotent: writing a batch again changes nothing,
-  // and an older state never overwrites a newer one. Returns how many messages already held
-  // a different text at their seq_id (written by another process: logged, never overwritten).
-  Result<std::int64_t> write(const std::vector<PendingSession>& batch);
+  // and an older state never overwrites a newer one. A conflicting message is not written
+  // (the archived one stays) and is returned, for the caller to write at a new seq_id.
+  Result<std::vector<Conflict>> write(const std::vector<PendingSession>& batch);
 
   // The session's state and its newest `recent` messages; nullopt when it is not archived.
   Result<std::optional<SessionView>> load(std::string_view key, std::size_t recent);

@@ -42,8 +42,11 @@ Result<bool> SqliteStatement::step() {
   }
   const int rc = sqlite3_step(statement_);
   if (rc == SQLITE_ROW) return true;
+  // Done or failed: reset, so that the statement can be bound and run again.
+  Error error = rc == SQLITE_DONE ? Error{} : db_->error("sqlite step");
+  sqlite3_reset(statement_);
   if (rc == SQLITE_DONE) return false;
-  return db_->error("sqlite step");
+  return error;
 }
 
 Status SqliteStatement::run() {

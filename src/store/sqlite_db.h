@@ -33,7 +33,8 @@ class SqliteStatement {
   SqliteStatement& bind(int index, std::string_view text);
   SqliteStatement& bind(int index, std::optional<std::int64_t> value);  // nullopt binds NULL
 
-  // Advances to the next row: true when a row is available, false when done.
+  // Advances to the next row: true when a row is available, false when done. After done or
+  // an error the statement is reset: it may be bound and stepped again.
   Result<bool> step();
   // Steps to the end, for statements that return no rows.
   Status run();

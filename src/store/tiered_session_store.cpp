@@ -73,7 +73,7 @@ Result<Conversation> TieredSessionStore::create(const SessionId& id) {
   view.conversation.tenant = id.tenant();
   view.conversation.user = id.user();
   view.conversation.created_ms = now;
-  (void)write_cache(id.key(), view, false);
+  (void)write_cache(id.key(), view, 0, false);
   wake_writer();
   return view.conversation;
 }
@@ -93,7 +93,7 @@ Result<std::int64_t> TieredSessionStore::append(const SessionId& id, const NewMe
     if (!view) {
       (void)journal_->mark_cache_stale(id.key());
     } else {
-      Result<bool> written = write_cache(id.key(), *view, local->cache_stale);
+      Result<bool> written = write_cache(id.key(), *view, *seq - 1, local->cache_stale);
       if (written && !*written) {
         // Redis holds messages this process has not seen: this one is not acknowledged
         // yet, so take it back, adopt theirs and append after them.
@@ -131,29 +131,36 @@ Result<std::vector<Message>> TieredSessionStore::history(const SessionId& id, st
     const auto first = cached->recent.begin() + (from - cached->recent.front().seq_id);
     return std::vector<Message>(first, first + (to - from + 1));
   }
+  // The journal's part first: the write-behind thread may trim it meanwhile, and whatever
+  // it no longer holds is in PostgreSQL.
+  std::vector<Message> recent;
+  if (to >= local->window_from) {
+    Result<std::vector<Message>> part =
+        journal_->messages(id.key(), std::max(from, local->window_from), to);
+    if (!part) return part.error();
+    recent = std::move(*part);
+  }
+  const std::int64_t local_from = recent.empty() ? to + 1 : recent.front().seq_id;
+  if (static_cast<std::int64_t>(recent.size()) != to - local_from + 1) {
+    return Error::make(ErrorCode::kUnavailable, "the conversation changed while reading; retry");
+  }
   std::vector<Message> messages;
-  if (from < local->window_from) {
+  if (from < local_from) {
     // Older than the journal keeps: PostgreSQL has them.
-    const std::int64_t older_to = std::min(to, local->window_from - 1);
-    Result<std::vector<Message>> older = reader_.messages(id.key(), from, older_to);
+    Result<std::vector<Message>> older = reader_.messages(id.key(), from, local_from - 1);
     if (!older) {
       return Error::make(older.error().code,
                          "older messages are kept in PostgreSQL: " + older.error().message);
     }
     postgres_loads_.fetch_add(1);
-    if (static_cast<std::int64_t>(older->size()) != older_to - from + 1) {
+    if (static_cast<std::int64_t>(older->size()) != local_from - from) {
       return Error::make(ErrorCode::kUnavailable,
                          "older messages of this conversation are not archived yet; retry");
     }
     messages = std::move(*older);
   }
-  if (to >= local->window_from) {
-    Result<std::vector<Message>> recent =
-        journal_->messages(id.key(), std::max(from, local->window_from), to);
-    if (!recent) return recent.error();
-    messages.insert(messages.end(), std::make_move_iterator(recent->begin()),
-                    std::make_move_iterator(recent->end()));
-  }
+  messages.insert(messages.end(), std::make_move_iterator(recent.begin()),
+                  std::make_move_iterator(recent.end()));
   return messages;
 }
 

@@ -79,9 +79,11 @@ class TieredSessionStore : public SessionStore {
   Result<LocalSession> refresh(const SessionId& id, std::optional<SessionView>* cached);
   // The journal's view of the session: state and newest messages.
   Result<SessionView> local_view(const LocalSession& local);
-  // Writes `view` to Redis unless Redis holds a newer one. Returns false on a conflict;
-  // marks the cache stale when Redis is unreachable.
-  Result<bool> write_cache(const std::string& key, const SessionView& view, bool was_stale);
+  // Writes `view` to Redis unless Redis holds a newer one: a last_seq above `allowed_seq`
+  // (an append passes its seq_id - 1: Redis must not have that seq_id yet) or a newer state.
+  // Returns false on a conflict; marks the cache stale when Redis is unreachable.
+  Result<bool> write_cache(const std::string& key, const SessionView& view,
+                           std::int64_t allowed_seq, bool was_stale);
   // Writes the journal's view to Redis, adopting a newer Redis copy first if there is one.
   // True when Redis now holds it.
   bool publish(const std::string& key);

@@ -10,7 +10,8 @@ namespace supportd::store {
 namespace {
 
 // Writes the value unless Redis holds a copy with more messages or a newer state.
-// KEYS[1] = key; ARGV = last_seq, value, ttl ms, state_version. Returns 1 written, 0 conflict.
+// KEYS[1] = key; ARGV = highest last_seq Redis may hold, value, ttl ms, state_version.
+// Returns 1 written, 0 conflict.
 // Element 6 of the value is last_seq and element 10 state_version (session_codec.h).
 constexpr std::string_view kCompareAndSet = R"lua(
 local current = redis.call('GET', KEYS[1])
@@ -66,10 +67,10 @@ Result<std::optional<SessionView>> TieredSessionStore::read_cache(const std::str
 }
 
 Result<bool> TieredSessionStore::write_cache(const std::string& key, const SessionView& view,
-                                             bool was_stale) {
+                                             std::int64_t allowed_seq, bool was_stale) {
   static const std::string script(kCompareAndSet);
   const std::string value = encode_session(view);
-  const std::string seq = std::to_string(view.conversation.last_seq);
+  const std::string seq = std::to_string(allowed_seq);
   const std::string ttl = std::to_string(options_.session_ttl.count());
   const std::string version = std::to_string(view.state_version);
   Result<RedisReply> reply =
@@ -199,7 +200,7 @@ Result<LocalSession> TieredSessionStore::refresh(const SessionId& id,
     cache_misses_.fetch_add(1);
   }
   Result<SessionView> view = local_view(*local);
-  if (view) (void)write_cache(id.key(), *view, local->cache_stale);
+  if (view) (void)write_cache(id.key(), *view, view->conversation.last_seq, local->cache_stale);
   return local;
 }
 
@@ -209,7 +210,8 @@ bool TieredSessionStore::publish(const std::string& key) {
     if (!local || !*local) return false;
     Result<SessionView> view = local_view(**local);
     if (!view) return false;
-    Result<bool> written = write_cache(key, *view, (*local)->cache_stale);
+    Result<bool> written =
+        write_cache(key, *view, view->conversation.last_seq, (*local)->cache_stale);
     if (!written) return false;
     if (*written) return true;
     // Redis holds a newer copy: take it, then write the merge.

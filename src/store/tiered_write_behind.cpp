@@ -47,18 +47,52 @@ bool TieredSessionStore::write_behind_pass() {
   bool progress = false;
   // PostgreSQL: cheap when the breaker is open (no network, no journal read).
   if (archive_.connect().ok()) {
-    Result<std::vector<PendingSession>> batch = journal_->pending(256, options_.batch_messages);
-    if (!batch) {
-      spdlog::error("store: cannot read the journal: {}", batch.error().message);
-    } else if (!batch->empty()) {
-      Result<std::int64_t> written = archive_.write(*batch);
+    Result<std::vector<std::string>> keys = journal_->pending_keys(256);
+    std::vector<PendingSession> batch;
+    std::size_t budget = options_.batch_messages;
+    for (const std::string& key : keys ? *keys : std::vector<std::string>()) {
+      if (budget == 0) break;
+      // Under the session's lock: an append in progress is not read before it is settled.
+      std::lock_guard lock(lock_for(key));
+      Result<std::optional<PendingSession>> pending = journal_->pending_for(key, budget);
+      if (!pending) {
+        spdlog::error("store: cannot read the journal: {}", pending.error().message);
+        break;
+      }
+      if (!*pending) continue;
+      budget -= std::min(budget, (*pending)->view.recent.size());
+      batch.push_back(std::move(**pending));
+    }
+    if (!keys) spdlog::error("store: cannot read the journal: {}", keys.error().message);
+    if (!batch.empty()) {
+      Result<std::vector<PostgresArchive::Conflict>> written = archive_.write(batch);
       if (written) {
-        if (Status status = journal_->mark_archived(*batch); !status) {
+        // A conflicting message was not written: give it a new seq_id, write it next pass.
+        std::vector<std::vector<bool>> skip(batch.size());
+        for (const PostgresArchive::Conflict& c : *written) {
+          skip[c.session].resize(batch[c.session].view.recent.size(), false);
+          skip[c.session][c.message] = true;
+          const std::string key = session_key(batch[c.session].view.conversation.session);
+          std::lock_guard lock(lock_for(key));
+          Result<std::int64_t> moved = journal_->move_to_end(
+              key, batch[c.session].view.recent[c.message], c.archived_last, unix_ms());
+          if (moved && *moved > 0) moved_messages_.fetch_add(1);
+        }
+        std::int64_t messages = 0;
+        for (std::size_t s = 0; s < batch.size(); ++s) {
+          if (!skip[s].empty()) {
+            std::vector<Message> kept;
+            for (std::size_t i = 0; i < batch[s].view.recent.size(); ++i) {
+              if (!skip[s][i]) kept.push_back(std::move(batch[s].view.recent[i]));
+            }
+            batch[s].view.recent = std::move(kept);
+          }
+          messages += static_cast<std::int64_t>(batch[s].view.recent.size());
+        }
+        if (Status status = journal_->mark_archived(batch); !status) {
           // Written, not recorded: the next pass writes the same rows again, harmlessly.
           spdlog::error("store: cannot record archived messages: {}", status.error().message);
         } else {
-          std::int64_t messages = 0;
-          for (const PendingSession& p : *batch) messages += static_cast<std::int64_t>(p.view.recent.size());
           archived_messages_.fetch_add(messages);
           progress = true;
         }

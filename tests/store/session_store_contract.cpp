@@ -31,7 +31,7 @@ TEST_P(SessionStoreContract, AppendReturnsConsecutiveSeqIdsAndHistoryReadsThemBa
   Result<Conversation> fresh = store_->conversation(id);
   ASSERT_TRUE(fresh.ok()) << fresh.error().message;
   EXPECT_EQ(fresh->session, id.token());
-  EXPECT_EQ(fresh->tenant, "acme");
+  EXPECT_EQ(fresh->tenant, tenant_);
   EXPECT_EQ(fresh->last_seq, 0);
   EXPECT_EQ(fresh->handoff, Handoff::kBot);
   for (int i = 1; i <= 10; ++i) {
@@ -181,21 +181,23 @@ TEST_P(SessionStoreContract, FeedbackOnAnswersAndConversations) {
 }
 
 TEST_P(SessionStoreContract, HandoffLifecycleAndWaitingList) {
-  SessionId first = create("acme", "first");
-  SessionId second = create("acme", "second");
-  SessionId other_tenant = create("globex", "carol");
+  const std::string other = unique_name("other");
+  SessionId first = create(tenant_, "first");
+  SessionId second = create(tenant_, "second");
+  SessionId other_tenant = create(other, "carol");
   ASSERT_TRUE(store_->change_handoff(first, {Handoff::kWaiting, "", {}}).ok());
   ASSERT_TRUE(store_->change_handoff(other_tenant, {Handoff::kWaiting, "", {}}).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(2));  // distinct handoff times
   ASSERT_TRUE(store_->change_handoff(second, {Handoff::kWaiting, "", {}}).ok());
 
-  Result<WaitingList> waiting = store_->waiting_for_human("acme", 10);
+  Result<WaitingList> waiting = store_->waiting_for_human(tenant_, 10);
   ASSERT_TRUE(waiting.ok()) << waiting.error().message;
   ASSERT_EQ(waiting->conversations.size(), 2u);
   EXPECT_EQ(waiting->conversations[0].session, first.token());  // oldest first
   EXPECT_EQ(waiting->conversations[1].session, second.token());
   EXPECT_FALSE(waiting->partial);
-  EXPECT_EQ(store_->waiting_for_human("acme", 1)->conversations.size(), 1u);
+  EXPECT_EQ(store_->waiting_for_human(tenant_, 1)->conversations.size(), 1u);
+  EXPECT_EQ(store_->waiting_for_human(other, 10)->conversations.size(), 1u);
 
   Result<Conversation> taken = store_->change_handoff(first, {Handoff::kTaken, "alice", Handoff::kWaiting});
   ASSERT_TRUE(taken.ok()) << taken.error().message;
@@ -204,7 +206,7 @@ TEST_P(SessionStoreContract, HandoffLifecycleAndWaitingList) {
   Result<Conversation> late = store_->change_handoff(first, {Handoff::kTaken, "bob", Handoff::kWaiting});
   ASSERT_FALSE(late.ok());
   EXPECT_NE(late.error().message.find("alice"), std::string::npos);
-  EXPECT_EQ(store_->waiting_for_human("acme", 10)->conversations.size(), 1u);
+  EXPECT_EQ(store_->waiting_for_human(tenant_, 10)->conversations.size(), 1u);
 
   Result<Conversation> closed = store_->change_handoff(first, {Handoff::kClosed, "", {}});
   ASSERT_TRUE(closed.ok());

@@ -17,7 +17,9 @@ class SessionStoreContract : public ::testing::TestWithParam<StoreFactory> {
     store_ = GetParam().open(dir_.path());
     ASSERT_NE(store_, nullptr);
   }
-  SessionId create(const std::string& tenant = "acme", const std::string& user = "bob") {
+  // `tenant` empty: tenant_. Tenants are unique per test: stores may share servers.
+  SessionId create(std::string tenant = {}, const std::string& user = "bob") {
+    if (tenant.empty()) tenant = tenant_;
     Result<SessionId> id = signer_.issue(tenant, user);
     EXPECT_TRUE(id.ok());
     Result<Conversation> created = store_->create(*id);
@@ -27,6 +29,7 @@ class SessionStoreContract : public ::testing::TestWithParam<StoreFactory> {
 
   TempDir dir_;
   SessionSigner signer_ = test_signer();
+  const std::string tenant_ = unique_name("tenant");
   std::unique_ptr<SessionStore> store_;
 };
 

@@ -7,7 +7,10 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <cstdio>
 #include <memory>
+#include <mutex>
+#include <random>
 #include <string>
 
 #include "store/session_id.h"
@@ -36,6 +39,16 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// `prefix` followed by random hex: a tenant or user no other test (or run) uses.
+inline std::string unique_name(const std::string& prefix) {
+  static std::mt19937_64 random(std::random_device{}());
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(random()));
+  return prefix + "-" + hex;
+}
 
 inline SessionSigner test_signer() {
   return std::move(*SessionSigner::create("a test secret that is long enough!"));
