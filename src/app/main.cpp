@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   supportd::app::add_serve_command(app, exit_code);
   supportd::app::add_model_command(app, exit_code);
   supportd::app::add_encoder_command(app, exit_code);
+  supportd::app::add_kb_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,277 @@
+// `supportd kb import|search|eval|split`: build a knowledge base from files, query it, measure
+// it on held-out questions, and split labelled questions for an honest evaluation.
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <boost/json.hpp>
+
+#include <cstdio>
+
+#include "app/commands.h"
+#include "kb/evaluation.h"
+#include "kb/importer.h"
+#include "kb/knowledge_base.h"
+#include "kb/split.h"
+
+namespace supportd::app {
+namespace {
+
+int fail(const Error& error) {
+  fmt::print(stderr, "error: {}\n", error.message);
+  return error.code == ErrorCode::kInvalidArgument ? 2 : 1;
+}
+
+struct EncoderFlags {
+  std::string model;  // empty: the encoder's default path
+  bool disabled = false;
+
+  void add(CLI::App* command) {
+    command->add_option("--encoder-model", model,
+                        "Sentence encoder model file (default: the encoder's default path)");
+    command->add_flag("--no-encoder", disabled, "Lexical retrieval only (BM25 and fastText)");
+  }
+
+  // The encoder, or null with a warning on stderr saying why the lexical path is used.
+  std::shared_ptr<const kb::Embedder> open() const {
+    if (disabled) return nullptr;
+    auto embedder = kb::open_sentence_encoder(model);
+    if (!embedder) {
+      fmt::print(stderr, "warning: {}; using the lexical path only (BM25 and fastText)\n",
+                 embedder.error().message);
+      return nullptr;
+    }
+    return std::shared_ptr<const kb::Embedder>(std::move(*embedder));
+  }
+};
+
+std::string percent(double value) {
+  return fmt::format("{:.1f}%", 100 * value);
+}
+
+void print_import(const kb::ImportReport& report) {
+  const kb::Manifest& m = report.manifest;
+  for (const auto& source : m.sources) {
+    fmt::print("{}: {} ({} records, {} entries)\n", source.file, source.format, source.records,
+               source.entries);
+  }
+  std::fflush(stdout);
+  for (const auto& note : m.notes)
+    fmt::print(stderr, "note: {}\n", note);
+  std::fflush(stderr);
+  fmt::print("{} entries, {} documents; fastText classifier: {}; vectors: {}; softmax head: {}\n",
+             m.entries, m.documents, m.classifier ? "yes" : "no",
+             m.encoder.empty() ? "no" : m.encoder, m.head ? "yes" : "no");
+  if (m.classifier) {
+    const auto& p = m.classifier_params;
+    fmt::print("fastText: {} epochs, word {}-grams, char n-grams {}, {} dimensions\n", p.epochs,
+               p.word_ngrams,
+               p.max_char_ngram > 0 ? fmt::format("{}-{}", p.min_char_ngram, p.max_char_ngram)
+                                    : std::string("off"),
+               p.dimensions);
+  }
+  if (m.dev.questions > 0) {
+    fmt::print("dev split: {} held-out questions (top-1 / top-3)\n", m.dev.questions);
+    for (const auto* list : {&m.dev.lexical, &m.dev.vectors}) {
+      if (list->empty()) continue;
+      std::string line = list == &m.dev.lexical ? "  lexical:" : "  with vectors:";
+      for (const auto& a : *list) {
+        line += fmt::format(" {} {}/{}", a.component, percent(a.top1), percent(a.top3));
+      }
+      fmt::print("{}\n", line);
+    }
+    const auto weights = [](const kb::Features& w) {
+      std::string text;
+      for (kb::Component c : kb::kComponents) {
+        const float value = w[static_cast<std::size_t>(c)];
+        if (value > 0) text += fmt::format(" {}={:.3f}", kb::component_name(c), value);
+      }
+      return text;
+    };
+    fmt::print("fusion weights (lexical):{}\n", weights(m.lexical.weights));
+    if (!m.encoder.empty()) fmt::print("fusion weights (vectors):{}\n", weights(m.vectors.weights));
+    const auto& c = m.lexical.calibration;
+    if (c.fitted) {
+      fmt::print("confidence threshold {:.3f} (dev precision {} at coverage {})\n", c.threshold,
+                 percent(c.dev_precision), percent(c.dev_coverage));
+    }
+    if (m.semantic_cache) {
+      fmt::print("semantic cache threshold: cosine {:.3f} ({} hits, {} wrong on dev)\n",
+                 m.semantic_cache->threshold, percent(m.semantic_cache->hit_rate),
+                 percent(m.semantic_cache->wrong_hit_rate));
+    }
+  }
+  fmt::print("version {} written to {}\n", m.version, report.generation);
+}
+
+std::string search_json(const kb::SearchResult& result) {
+  namespace json = boost::json;
+  json::array hits;
+  for (const auto& hit : result.hits) {
+    json::array tags;
+    for (const auto& tag : hit.tags)
+      tags.push_back(json::string(tag));
+    hits.push_back({{"id", hit.id},
+                    {"title", hit.title},
+                    {"snippet", hit.snippet},
+                    {"answer", hit.answer},
+                    {"label", hit.label},
+                    {"kind", hit.kind},
+                    {"locale", hit.locale},
+                    {"tags", tags},
+                    {"source", hit.source},
+                    {"score", hit.score},
+                    {"confidence", hit.confidence}});
+  }
+  return json::serialize(json::object{{"version", result.version},
+                                      {"language", result.language},
+                                      {"used_vectors", result.used_vectors},
+                                      {"confidence", result.confidence},
+                                      {"confident", result.confident},
+                                      {"hits", hits}});
+}
+
+}  // namespace
+
+void add_kb_command(CLI::App& app, int& exit_code) {
+  CLI::App* kb_app = app.add_subcommand("kb", "Import, search and evaluate the knowledge base");
+  kb_app->require_subcommand(1);
+
+  // kb import
+  static std::string import_dir, cjk = "bigrams";
+  static std::vector<std::string> files;
+  static kb::ImportOptions import_options;
+  static EncoderFlags import_encoder;
+  CLI::App* import = kb_app->add_subcommand(
+      "import", "Build the knowledge base from Markdown, FAQ (CSV/JSON) and labelled-question CSV");
+  import->add_option("--kb", import_dir, "Knowledge-base directory")->required();
+  import->add_option("files", files, "Files to import (.md, .csv, .json, .jsonl)")->required();
+  import->add_option("--text-col", import_options.source.text_column,
+                     "Labelled CSV: the question column");
+  import->add_option("--label-col", import_options.source.label_column,
+                     "Labelled CSV: the label column (every label becomes an intent)");
+  import
+      ->add_option("--cjk", cjk, "Chinese/Japanese segmentation: bigrams, icu-words, words+bigrams")
+      ->capture_default_str();
+  import->add_option("--seed", import_options.seed, "Seed of the dev split and training")
+      ->capture_default_str();
+  import
+      ->add_option("--dev-fraction", import_options.dev_fraction,
+                   "Share of each entry's questions held out to tune on")
+      ->capture_default_str();
+  import
+      ->add_option("--target-precision", import_options.target_precision,
+                   "Precision the confidence threshold is chosen for (on the dev split)")
+      ->capture_default_str();
+  import_encoder.add(import);
+  import->callback([&exit_code] {
+    auto mode = kb::parse_cjk_segmentation(cjk);
+  if (!mode) {
+    exit_code = fail(mode.error());
+    return;
+  }
+  import_options.cjk = *mode;
+  import_options.embedder = import_encoder.open();
+  auto report = kb::import_knowledge_base(import_dir, files, import_options);
+  if (!report) {
+    exit_code = fail(report.error());
+    return;
+  }
+  print_import(*report);
+});
+
+// kb search
+static std::string search_dir, question;
+static int k = 5;
+static bool search_as_json = false;
+static EncoderFlags search_encoder;
+CLI::App* search = kb_app->add_subcommand("search", "Search the knowledge base");
+search->add_option("--kb", search_dir, "Knowledge-base directory")->required();
+search->add_option("question", question, "The question")->required();
+search->add_option("-k", k, "How many entries")->capture_default_str();
+search->add_flag("--json", search_as_json, "Print JSON");
+search_encoder.add(search);
+search->callback([&exit_code] {
+  auto kb = kb::KnowledgeBase::open(search_dir, {search_encoder.open()});
+  if (!kb) {
+    exit_code = fail(kb.error());
+    return;
+  }
+  for (const auto& warning : (*kb)->warnings())
+    fmt::print(stderr, "warning: {}\n", warning);
+  kb::SearchOptions options;
+  options.k = k;
+  auto result = (*kb)->search(question, options);
+  if (!result) {
+    exit_code = fail(result.error());
+    return;
+  }
+  if (search_as_json) {
+    fmt::print("{}\n", search_json(*result));
+    return;
+  }
+  fmt::print("language {}, {}; confidence {:.3f} ({})\n", result->language,
+             result->used_vectors ? "lexical + encoder" : "lexical", result->confidence,
+             result->confident ? "confident" : "below the threshold");
+  for (std::size_t i = 0; i < result->hits.size(); ++i) {
+    const auto& hit = result->hits[i];
+    fmt::print("{}. [{}] {} (score {:.3f}, confidence {:.3f})\n   {}\n   source: {}\n", i + 1,
+               hit.id, hit.title, hit.score, hit.confidence, hit.snippet, hit.source);
+  }
+  if (result->hits.empty()) fmt::print("no entry matches\n");
+});
+
+// kb eval
+static std::string eval_dir, questions_file, text_col = "text", label_col = "label";
+static bool eval_as_json = false;
+static EncoderFlags eval_encoder;
+CLI::App* eval = kb_app->add_subcommand(
+    "eval",
+    "Top-1/top-3 accuracy per component and fused, confusions and latency on labelled questions");
+eval->add_option("--kb", eval_dir, "Knowledge-base directory")->required();
+eval->add_option("questions", questions_file, "Labelled questions (CSV)")->required();
+eval->add_option("--text-col", text_col, "The question column")->capture_default_str();
+eval->add_option("--label-col", label_col, "The label column")->capture_default_str();
+eval->add_flag("--json", eval_as_json, "Print one JSON object");
+eval_encoder.add(eval);
+eval->callback([&exit_code] {
+  auto questions = kb::read_eval_questions(questions_file, text_col, label_col);
+  if (!questions) {
+    exit_code = fail(questions.error());
+    return;
+  }
+  auto kb = kb::KnowledgeBase::open(eval_dir, {eval_encoder.open()});
+  if (!kb) {
+    exit_code = fail(kb.error());
+    return;
+  }
+  auto report = kb::evaluate(**kb, *questions);
+  if (!report) {
+    exit_code = fail(report.error());
+    return;
+  }
+  fmt::print("{}", eval_as_json ? kb::report_json(*report) + "\n" : kb::format_report(*report));
+});
+
+// kb split
+static std::string split_input, train_out, test_out;
+static kb::SplitOptions split_options;
+CLI::App* split = kb_app->add_subcommand(
+    "split", "Split labelled questions per label into a training and a held-out file (seeded)");
+split->add_option("file", split_input, "Labelled questions (CSV)")->required();
+split->add_option("--holdout", split_options.holdout, "Share held out")->capture_default_str();
+split->add_option("--seed", split_options.seed, "Random seed")->capture_default_str();
+split->add_option("--label-col", split_options.label_column,
+                  "The label column (default: label, category or intent)");
+split->add_option("--out-train", train_out, "Training rows (CSV)")->required();
+split->add_option("--out-test", test_out, "Held-out rows (CSV)")->required();
+split->callback([&exit_code] {
+  auto counts = kb::split_labelled_csv(split_input, train_out, test_out, split_options);
+  if (!counts) {
+    exit_code = fail(counts.error());
+    return;
+  }
+  fmt::print("{} labels: {} rows to {}, {} held out to {}\n", counts->labels, counts->train,
+             train_out, counts->test, test_out);
+});
+}  // namespace supportd::app
+
+}  // namespace supportd::app

@@ -1,0 +1,48 @@
+// An in-memory BM25 index over documents given as term lists (see TextAnalyzer).
+// Built once, then read-only. Thread-safe: search() may run on many threads at once.
+#pragma once
+
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace supportd::kb {
+
+struct Bm25Params {
+  float k1 = 1.2f;  // term-frequency saturation
+  float b = 0.75f;  // document-length normalization
+};
+
+class Bm25Index {
+ public:
+  struct Hit {
+    int document = 0;
+    float score = 0;
+  };
+
+  // Indexes `documents` (document i = documents[i]).
+  Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm25Params params = {});
+
+  // The `k` best-scoring documents for `query` (repeated query terms count again), best first;
+  // documents sharing no term with the query are never returned.
+  std::vector<Hit> search(std::span<const std::string> query, int k) const;
+
+  int size() const { return static_cast<int>(lengths_.size()); }
+  int vocabulary() const { return static_cast<int>(postings_.size()); }
+
+ private:
+  struct Posting {
+    int document;
+    float frequency;
+  };
+
+  Bm25Params params_;
+  std::unordered_map<std::string, int> terms_;
+  std::vector<std::vector<Posting>> postings_;  // by term id
+  std::vector<float> idf_;                      // by term id
+  std::vector<float> lengths_;                  // by document
+  float average_length_ = 1;
+};
+
+}  // namespace supportd::kb

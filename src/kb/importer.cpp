@@ -1,0 +1,393 @@
+#include "kb/importer.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <set>
+
+#include "core/progress.h"
+#include "kb/corpus.h"
+#include "kb/training.h"
+#include "kb/tuning.h"
+
+namespace supportd::kb {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kMinimumDevQuestions = 20;
+constexpr std::size_t kEmbedChunk = 64;
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// Removes a generation directory unless release() is called (import failed half-way).
+class GenerationGuard {
+ public:
+  explicit GenerationGuard(std::string path) : path_(std::move(path)) {}
+  ~GenerationGuard() {
+    if (!path_.empty()) {
+      std::error_code ec;
+      fs::remove_all(path_, ec);
+    }
+  }
+  void release() { path_.clear(); }
+
+ private:
+  std::string path_;
+};
+
+Result<StoredVectors> embed_documents(const Corpus& corpus, const Embedder& embedder) {
+  StoredVectors vectors;
+  vectors.dimensions = embedder.dimensions();
+  vectors.documents = static_cast<int>(corpus.documents.size());
+  std::vector<std::string> texts;
+  for (std::size_t d = 0; d < corpus.documents.size(); ++d) {
+    if (!corpus.english[d]) continue;
+    vectors.document_of_row.push_back(static_cast<int>(d));
+    texts.push_back(corpus.documents[d].text);
+  }
+  ProgressBar bar("embedding", static_cast<std::int64_t>(texts.size()));
+  for (std::size_t start = 0; start < texts.size(); start += kEmbedChunk) {
+    const std::size_t size = std::min(kEmbedChunk, texts.size() - start);
+    auto chunk = embedder.embed_batch(std::span<const std::string>(texts).subspan(start, size));
+    if (!chunk) return chunk.error();
+    if (chunk->size() != size * static_cast<std::size_t>(vectors.dimensions)) {
+      return Error::make(ErrorCode::kInternal, "the encoder returned the wrong number of floats");
+    }
+    vectors.values.insert(vectors.values.end(), chunk->begin(), chunk->end());
+    bar.update(static_cast<std::int64_t>(start + size));
+  }
+  bar.finish();
+  return vectors;
+}
+
+std::vector<bool> complement(const std::vector<bool>& mask) {
+  std::vector<bool> out(mask.size());
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    out[i] = !mask[i];
+  return out;
+}
+
+double classifier_top1(const Corpus& corpus, const IntentClassifier& classifier,
+                       const std::vector<std::size_t>& dev) {
+  if (dev.empty()) return 0;
+  double right = 0;
+  for (std::size_t d : dev) {
+    const std::vector<float> probabilities = classifier.predict(corpus.classifier_texts[d]);
+    const auto best = std::max_element(probabilities.begin(), probabilities.end());
+    if (best - probabilities.begin() == corpus.documents[d].entry) ++right;
+  }
+  return right / static_cast<double>(dev.size());
+}
+
+double head_top1(const Corpus& corpus, const SoftmaxHead& head,
+                 const std::vector<std::size_t>& dev) {
+  double right = 0, total = 0;
+  const auto dimensions = static_cast<std::size_t>(corpus.vectors.dimensions);
+  for (std::size_t d : dev) {
+    const int row = corpus.vector_row[d];
+    if (row < 0) continue;
+    const auto scores =
+        head.predict(std::span<const float>(corpus.vectors.values)
+                         .subspan(static_cast<std::size_t>(row) * dimensions, dimensions));
+    const auto best = std::max_element(scores.begin(), scores.end(), [](auto& a, auto& b) {
+      return a.probability < b.probability;
+    });
+    if (best != scores.end() && best->target == corpus.documents[d].entry) ++right;
+    ++total;
+  }
+  return total > 0 ? right / total : 0;
+}
+
+std::vector<ComponentAccuracy> summarize(const std::vector<DevQuestion>& dev,
+                                         const Availability& available, const Features& weights) {
+  std::vector<ComponentAccuracy> list;
+  for (Component component : kComponents) {
+    if (!available[static_cast<std::size_t>(component)]) continue;
+    const Accuracy accuracy = measure_component(dev, component);
+    list.push_back({component_name(component), accuracy.top1, accuracy.top3});
+  }
+  const Accuracy fused = measure(dev, weights);
+  list.push_back({"fused", fused.top1, fused.top3});
+  return list;
+}
+
+// Weights when too few questions could be held out to tune them: mostly BM25's nearest
+// document (and the encoder's), with the classifiers weighted by the share of entries they know
+// (a classifier trained on a few FAQ entries must not drown the articles it never saw).
+Features untuned_weights(const Corpus& corpus, bool classifier, bool dense, bool head) {
+  std::set<int> known;
+  for (const Document& document : corpus.documents) {
+    if (document.kind == DocumentKind::kQuestion) known.insert(document.entry);
+  }
+  const float coverage = static_cast<float>(known.size()) /
+                         static_cast<float>(std::max<std::size_t>(corpus.entries.size(), 1));
+  Features weights{};
+  weights[static_cast<std::size_t>(Component::kBm25)] = dense ? 0.3f : 0.6f;
+  weights[static_cast<std::size_t>(Component::kBm25Vote)] = 0.1f;
+  weights[static_cast<std::size_t>(Component::kClassifier)] = classifier ? 0.3f * coverage : 0;
+  weights[static_cast<std::size_t>(Component::kDense)] = dense ? 0.4f : 0;
+  weights[static_cast<std::size_t>(Component::kHead)] = head ? 0.2f * coverage : 0;
+  float total = 0;
+  for (float w : weights)
+    total += w;
+  for (float& w : weights)
+    w /= total;
+  return weights;
+}
+
+}  // namespace
+
+std::vector<ClassifierParams> default_classifier_grid() {
+  std::vector<ClassifierParams> grid;
+  for (int max_char : {0, 5}) {
+    ClassifierParams params;
+    params.epochs = 50;
+    params.word_ngrams = 2;
+    params.min_char_ngram = max_char > 0 ? 3 : 0;
+    params.max_char_ngram = max_char;
+    grid.push_back(params);
+  }
+  return grid;
+}
+
+std::vector<HeadParams> default_head_grid() {
+  std::vector<HeadParams> grid;
+  for (double l2 : {1e-4, 1e-3}) {
+    HeadParams params;
+    params.l2 = l2;
+    grid.push_back(params);
+  }
+  return grid;
+}
+
+Result<ImportReport> import_knowledge_base(const std::string& dir,
+                                           const std::vector<std::string>& files,
+                                           const ImportOptions& options) {
+  if (files.empty()) return Error::invalid("no files to import");
+  Manifest manifest;
+  std::vector<ParsedSource> parsed;
+  for (const std::string& file : files) {
+    auto source = parse_source(file, options.source);
+    if (!source) return source.error();
+    manifest.sources.push_back({file, source_format_name(source->format), source->records,
+                                static_cast<int>(source->entries.size())});
+    parsed.push_back(std::move(*source));
+  }
+  auto entries = merge_sources(std::move(parsed), manifest.notes);
+  if (!entries) return entries.error();
+  manifest.bm25_analyzer = {options.cjk, true};
+  manifest.classifier_analyzer = {options.cjk, false};
+  auto analyzed =
+      analyze_corpus(std::move(*entries), manifest.bm25_analyzer, manifest.classifier_analyzer);
+  if (!analyzed) return analyzed.error();
+  Corpus& corpus = *analyzed;
+  manifest.entries = static_cast<int>(corpus.entries.size());
+  manifest.documents = static_cast<int>(corpus.documents.size());
+
+  auto next = next_generation(dir);
+  if (!next) return next.error();
+  const std::string generation = (fs::path(dir) / next->first).string();
+  std::error_code ec;
+  fs::create_directory(generation, ec);
+  if (ec) return Error::make(ErrorCode::kIo, generation + ": cannot create (" + ec.message() + ")");
+  GenerationGuard guard(generation);
+  manifest.generation = next->second;
+
+  if (options.embedder) {
+    auto vectors = embed_documents(corpus, *options.embedder);
+    if (!vectors) return vectors.error();
+    if (Status status = attach_vectors(corpus, std::move(*vectors), "embedding"); !status) {
+      return status.error();
+    }
+    manifest.encoder = options.embedder->fingerprint();
+    manifest.dimensions = options.embedder->dimensions();
+  }
+  const bool with_vectors =
+      corpus.vectors.dimensions > 0 && !corpus.vectors.document_of_row.empty();
+
+  // The dev split and the choices made on it.
+  const std::vector<bool> dev_mask =
+      choose_dev_documents(corpus.documents, options.dev_fraction, options.seed);
+  const std::vector<bool> train_mask = complement(dev_mask);
+  const std::vector<bool> all(corpus.documents.size(), true);
+  std::vector<std::size_t> dev;
+  for (std::size_t d = 0; d < dev_mask.size(); ++d) {
+    if (dev_mask[d]) dev.push_back(d);
+  }
+  const bool tune = static_cast<int>(dev.size()) >= kMinimumDevQuestions;
+  manifest.dev.questions = tune ? static_cast<int>(dev.size()) : 0;
+  if (!tune) {
+    manifest.notes.push_back(
+        "only " + std::to_string(dev.size()) +
+        " questions could be held out for tuning (20 needed): fusion weights are defaults and "
+        "confidence is the uncalibrated relative margin");
+  }
+
+  ComponentChoices choices;
+  std::vector<ClassifierParams> classifier_grid =
+      options.classifier_grid.empty() ? default_classifier_grid() : options.classifier_grid;
+  for (ClassifierParams& params : classifier_grid)
+    params.seed = static_cast<int>(options.seed);
+  const std::vector<HeadParams> head_grid =
+      options.head_grid.empty() ? default_head_grid() : options.head_grid;
+  choices.classifier_params = classifier_grid.front();
+  choices.head_params = head_grid.front();
+  std::string why;
+  choices.classifier = classifier_worthwhile(corpus, all, why);
+  if (!choices.classifier) manifest.notes.push_back("no fastText classifier: " + why);
+  choices.head = with_vectors && choices.classifier;
+  std::unique_ptr<IntentClassifier> dev_classifier;
+  std::unique_ptr<SoftmaxHead> dev_head;
+  if (tune && choices.classifier && classifier_worthwhile(corpus, train_mask, why)) {
+    double best = -1;
+    for (std::size_t i = 0; i < classifier_grid.size(); ++i) {
+      const std::string label =
+          "tuning fastText " + std::to_string(i + 1) + "/" + std::to_string(classifier_grid.size());
+      auto trained = train_classifier(corpus, train_mask, classifier_grid[i], generation, label);
+      if (!trained) return trained.error();
+      const double top1 = classifier_top1(corpus, **trained, dev);
+      if (top1 > best) {
+        best = top1;
+        choices.classifier_params = classifier_grid[i];
+        dev_classifier = std::move(*trained);
+      }
+    }
+  }
+  if (tune && choices.head) {
+    double best = -1;
+    for (std::size_t i = 0; i < head_grid.size(); ++i) {
+      HeadParams params = head_grid[i];
+      params.seed = static_cast<int>(options.seed);
+      const std::string label =
+          "tuning softmax head " + std::to_string(i + 1) + "/" + std::to_string(head_grid.size());
+      auto trained = train_head(corpus, train_mask, params, label);
+      if (!trained) return trained.error();
+      const double top1 = head_top1(corpus, **trained, dev);
+      if (top1 > best) {
+        best = top1;
+        choices.head_params = params;
+        dev_head = std::move(*trained);
+      }
+    }
+  }
+
+  manifest.lexical.calibration.target_precision = options.target_precision;
+  manifest.vectors.calibration.target_precision = options.target_precision;
+  if (tune) {
+    auto parts =
+        build_parts(corpus, train_mask, choices, std::move(dev_classifier), std::move(dev_head));
+    if (!parts) return parts.error();
+    const Retriever retriever(std::move(*parts));
+    std::vector<DevQuestion> lexical_dev, vector_dev;
+    const auto dimensions = static_cast<std::size_t>(corpus.vectors.dimensions);
+    ProgressBar bar("tuning fusion", static_cast<std::int64_t>(dev.size()));
+    for (std::size_t d : dev) {
+      Query query{corpus.bm25_terms[d], corpus.classifier_texts[d], {}};
+      const int entry = corpus.documents[d].entry;
+      lexical_dev.push_back({entry, retriever.score(query)});
+      if (with_vectors && corpus.vector_row[d] >= 0) {
+        query.vector =
+            std::span<const float>(corpus.vectors.values)
+                .subspan(static_cast<std::size_t>(corpus.vector_row[d]) * dimensions, dimensions);
+        vector_dev.push_back({entry, retriever.score(query)});
+      }
+      bar.advance();
+    }
+    bar.finish();
+    Availability lexical = retriever.available();
+    lexical[static_cast<std::size_t>(Component::kDense)] = false;
+    lexical[static_cast<std::size_t>(Component::kHead)] = false;
+    manifest.lexical.weights = choose_weights(lexical_dev, lexical).weights;
+    manifest.lexical.calibration =
+        fit_calibration(lexical_dev, manifest.lexical.weights, options.target_precision);
+    manifest.dev.lexical = summarize(lexical_dev, lexical, manifest.lexical.weights);
+    if (!vector_dev.empty()) {
+      const Availability full = retriever.available();
+      manifest.vectors.weights = choose_weights(vector_dev, full).weights;
+      manifest.vectors.calibration =
+          fit_calibration(vector_dev, manifest.vectors.weights, options.target_precision);
+      manifest.dev.vectors = summarize(vector_dev, full, manifest.vectors.weights);
+    }
+  } else {
+    manifest.lexical.weights = untuned_weights(corpus, choices.classifier, false, false);
+    manifest.vectors.weights =
+        untuned_weights(corpus, choices.classifier, with_vectors, choices.head);
+  }
+
+  // The semantic cache's threshold: held-out questions against the training questions.
+  if (with_vectors && tune) {
+    const auto dimensions = static_cast<std::size_t>(corpus.vectors.dimensions);
+    std::vector<float> cached, queries;
+    std::vector<int> cached_labels, query_labels;
+    for (std::size_t d = 0; d < corpus.documents.size(); ++d) {
+      const int row = corpus.vector_row[d];
+      if (row < 0 || corpus.documents[d].kind != DocumentKind::kQuestion) continue;
+      const auto start = corpus.vectors.values.begin() +
+                         static_cast<std::ptrdiff_t>(static_cast<std::size_t>(row) * dimensions);
+      auto& values = dev_mask[d] ? queries : cached;
+      values.insert(values.end(), start, start + static_cast<std::ptrdiff_t>(dimensions));
+      (dev_mask[d] ? query_labels : cached_labels).push_back(corpus.documents[d].entry);
+    }
+    if (!cached_labels.empty() && !query_labels.empty()) {
+      auto calibration =
+          calibrate_semantic_cache(cached, cached_labels, queries, query_labels,
+                                   corpus.vectors.dimensions, options.cache_wrong_rate);
+      if (!calibration) return calibration.error();
+      manifest.semantic_cache = *calibration;
+    }
+  }
+
+  // The final components, trained on everything.
+  if (choices.classifier) {
+    auto classifier =
+        train_classifier(corpus, all, choices.classifier_params, generation, "training fastText");
+    if (!classifier) return classifier.error();
+    if (Status status = (*classifier)->save(generation + "/classifier.bin"); !status) {
+      return status.error();
+    }
+    manifest.classifier = true;
+  }
+  manifest.classifier_params = choices.classifier_params;
+  manifest.head_params = choices.head_params;
+  if (with_vectors) {
+    if (choices.head) {
+      auto head = train_head(corpus, all, choices.head_params, "training softmax head");
+      if (!head) return head.error();
+      if (Status status = (*head)->save(generation + "/head.bin"); !status) return status.error();
+      manifest.head = true;
+    }
+    if (Status status = write_vectors(generation + "/vectors.bin", corpus.vectors); !status) {
+      return status.error();
+    }
+    if (static_cast<int>(corpus.vectors.document_of_row.size()) > choices.dense_exact_limit) {
+      auto parts = build_parts(corpus, all, choices, nullptr, nullptr);
+      if (!parts) return parts.error();
+      if (Status status = parts->dense->save_graph(generation + "/graph.bin"); !status) {
+        return status.error();
+      }
+      manifest.graph = true;
+    }
+  }
+  if (Status status = write_entries(generation + "/entries.jsonl", corpus.entries); !status) {
+    return status.error();
+  }
+  auto hash = file_hash(generation + "/entries.jsonl");
+  if (!hash) return hash.error();
+  manifest.version = "g" + std::to_string(manifest.generation) + "-" + hash->substr(0, 12);
+  manifest.created = utc_now();
+  if (Status status = write_manifest(generation + "/manifest.json", manifest); !status) {
+    return status.error();
+  }
+  if (Status status = publish_generation(dir, next->first); !status) return status.error();
+  guard.release();
+  return ImportReport{std::move(manifest), generation};
+}
+
+}  // namespace supportd::kb

@@ -1,0 +1,46 @@
+// `supportd kb import`: reads the files, builds a new generation of the knowledge base and
+// publishes it. Every choice that could be tuned (fastText hyperparameters, the softmax head's
+// regularization, fusion weights, the confidence threshold, the semantic-cache threshold) is
+// made on a dev split carved from the imported questions themselves, never on a test set.
+// Not thread-safe per directory: one import at a time into a DIR (readers are unaffected).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "kb/embedder.h"
+#include "kb/kb_files.h"
+#include "kb/sources.h"
+
+namespace supportd::kb {
+
+struct ImportOptions {
+  SourceOptions source;
+  CjkSegmentation cjk = CjkSegmentation::kBigrams;
+  std::shared_ptr<const Embedder> embedder;       // null: no vectors (lexical components only)
+  double dev_fraction = 0.15;                     // of every entry's questions, held out for tuning
+  std::uint64_t seed = 1;                         // dev split, fastText and the head
+  double target_precision = 0.95;                 // the confidence threshold's precision on dev
+  double cache_wrong_rate = 0.01;                 // the semantic cache's wrong-hit ceiling on dev
+  std::vector<ClassifierParams> classifier_grid;  // empty: default_classifier_grid()
+  std::vector<HeadParams> head_grid;              // empty: default_head_grid()
+};
+
+struct ImportReport {
+  Manifest manifest;
+  std::string generation;  // directory written
+};
+
+// Imports `files` into `dir` (created if needed) as a new generation and publishes it.
+// Fails, leaving the live generation untouched, on any malformed file (naming file and line).
+Result<ImportReport> import_knowledge_base(const std::string& dir,
+                                           const std::vector<std::string>& files,
+                                           const ImportOptions& options);
+
+std::vector<ClassifierParams> default_classifier_grid();
+std::vector<HeadParams> default_head_grid();
+
+}  // namespace supportd::kb

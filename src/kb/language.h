@@ -1,0 +1,22 @@
+// Language detection, small and explainable: the dominant Unicode script of the letters decides
+// (Han -> zh, or ja when kana appear; Hangul -> ko; Cyrillic -> ru; ...); Latin text is told
+// apart by counting the most common function words of English, French, German, Spanish,
+// Italian, Portuguese and Dutch, and is English unless another language's words outnumber
+// English ones. Used to route queries: the sentence encoder is English-only.
+// Thread-safe (pure functions).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace supportd::kb {
+
+struct LanguageGuess {
+  std::string code;      // ISO 639-1 ("en", "zh", ...), or "und" when there are no letters
+  std::string script;    // ISO 15924 of the dominant script ("Latn", "Hani", ...), or "Zyyy"
+  bool certain = false;  // false when Latin text had no telling function words
+};
+
+LanguageGuess detect_language(std::string_view text);
+
+}  // namespace supportd::kb
