@@ -149,8 +149,7 @@ void PatternDatabase::release_scratch(hs_scratch* scratch) const {
 void PatternDatabase::scan(std::string_view text, std::vector<PatternMatch>& matches) const {
   ScratchLease scratch(*this);
   ScanContext context{&matches, &literal_sizes_};
-  // Hyperscan takes 32-bit lengths; longer texts are scanned in overlapping-free slices is
-  // not needed: supportd's messages are far below 4 GiB, and larger input is rejected earlier.
+  // Hyperscan takes 32-bit lengths (see the REQUIRES in the header).
   const auto size = static_cast<unsigned>(std::min<std::size_t>(text.size(), UINT_MAX));
   hs_scan(database_, text.data(), size, 0, scratch.get(), on_match, &context);
 }

@@ -58,6 +58,7 @@ class PatternDatabase {
   PatternDatabase& operator=(const PatternDatabase&) = delete;
 
   // Block mode: appends every match in `text` to `matches` (in order of `end`).
+  // REQUIRES: text.size() < 4 GiB (HTTP body limits keep messages far below).
   void scan(std::string_view text, std::vector<PatternMatch>& matches) const;
 
   Mode mode() const { return mode_; }

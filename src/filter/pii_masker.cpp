@@ -257,7 +257,8 @@ void find_numbers(std::string_view s, const std::vector<Detection>& emails,
       }
       continue;
     }
-    if (!starts_apart(s, i)) {
+    if (c != '(' && !starts_apart(s, i)) {  // skip the glued run, a '+' included
+      ++i;
       while (i < s.size() && (is_alnum(s[i]) || s[i] == '_'))
         ++i;
       continue;
@@ -332,14 +333,10 @@ std::vector<Detection> detect(std::string_view text) {
 
 const char* pii_kind_name(PiiKind kind) {
   switch (kind) {
-    case PiiKind::kPhone:
-      return "phone";
-    case PiiKind::kEmail:
-      return "email";
-    case PiiKind::kCard:
-      return "card";
-    case PiiKind::kChineseId:
-      return "id";
+    case PiiKind::kPhone: return "phone";
+    case PiiKind::kEmail: return "email";
+    case PiiKind::kCard: return "card";
+    case PiiKind::kChineseId: return "id";
   }
   return "phone";
 }

@@ -195,6 +195,32 @@ TEST_F(OutputFilterTest, RandomPiecesGiveTheSameAnswer) {
   }
 }
 
+TEST_F(OutputFilterTest, ArbitraryBytesAlwaysComeOutAsValidUtf8) {
+  // Seeded random bytes biased towards the interesting ones: rule text, UTF-8 lead and
+  // continuation bytes, combining marks, full-width forms.
+  const std::vector<std::string> atoms = {
+      "bomb",         "ass",  "acct-", "7", " ",     "\xE7\x82", "\xB8", "\xCC\x81",
+      "\xEF\xBC\xA2", "\xFF", "\xC3",  "e", "wire ", "transfer", " fee", "炸弹"};
+  std::mt19937 random(7);
+  for (int round = 0; round < 300; ++round) {
+    std::string text;
+    const int count = std::uniform_int_distribution<int>(1, 30)(random);
+    for (int i = 0; i < count; ++i)
+      text += atoms[std::uniform_int_distribution<std::size_t>(0, atoms.size() - 1)(random)];
+    std::vector<std::string_view> pieces;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t size = std::uniform_int_distribution<std::size_t>(1, 5)(random);
+      pieces.push_back(std::string_view(text).substr(at, size));
+      at += size;
+    }
+    const Streamed out = stream(rules_, pieces);  // checks validity of every piece
+    // Whatever was emitted is a prefix of what the whole text gives in one piece.
+    const Streamed whole = stream(rules_, {text});
+    ASSERT_EQ(out.text, whole.text) << "round " << round;
+    ASSERT_EQ(out.stopped, whole.stopped) << "round " << round;
+  }
+}
+
 TEST(OutputFilterNoRulesTest, PassesTextThroughAtOnce) {
   OutputFilter filter(RuleSet::empty());
   EXPECT_EQ(filter.push("bomb \xE7\x82"), "bomb ");

@@ -1,8 +1,11 @@
 #include "filter/pii_masker.h"
 
+#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "core/utf8.h"
 
 namespace supportd::filter {
 namespace {
@@ -14,6 +17,7 @@ TEST(PiiMaskerTest, MasksPhoneNumbers) {
   EXPECT_EQ(mask_pii("+86 138 1234 5678, +8613812345678, 0086 13812345678"),
             "[phone], [phone], [phone]");
   EXPECT_EQ(mask_pii("(+86) 13812345678"), "[phone]");
+  EXPECT_EQ(mask_pii("phone(13812345678)"), "phone[phone]");
   EXPECT_EQ(mask_pii("office 010-12345678 / 0755-1234 5678"), "office [phone] / [phone]");
   EXPECT_EQ(mask_pii("US (555) 123-4567, 555.123.4567, +1 555 123 4567, 1-555-123-4567"),
             "US [phone], [phone], [phone], [phone]");
@@ -62,8 +66,8 @@ TEST(PiiMaskerTest, LeavesOrderNumbersPricesAndDatesAlone) {
            "order 1234567890, ticket 9876543210",  // contiguous 10 digits are not phones
            "total ¥1,299.00 (was ¥1,599.00), $4,111.11, 13800.00 元, 4111111111111111.50",
            "on 2024-03-15 at 13:45:00, or 15/03/2024, 2024年3月15日",
-           "server 192.168.100.200 v10.0.19045.1234",
-           "qty 3 x 2 = 6, call in 5 min",
+           "server 192.168.100.200 v10.0.19045.1234", "qty 3 x 2 = 6, call in 5 min",
+           "a+13812345678",  // glued to a word by a plus
        }) {
     EXPECT_EQ(mask_pii(text), text);
     EXPECT_TRUE(find_pii(text).empty()) << text;
@@ -83,6 +87,28 @@ TEST(PiiMaskerTest, FindReportsKindsAndOffsetsInTheOriginal) {
 TEST(PiiMaskerTest, SeparatesNumbersWrittenSideBySide) {
   EXPECT_EQ(mask_pii("tel 13812345678 4111111111111111"), "tel [phone] [card ****1111]");
   EXPECT_EQ(mask_pii("13812345678,13912345678"), "[phone],[phone]");
+}
+
+TEST(PiiMaskerTest, ArbitraryTextGivesValidUtf8AndOrderedMatches) {
+  const std::vector<std::string> atoms = {"1",  "38", "4111", " ",   "-",    "(",
+                                          ")",  "+",  "@",    "a.b", "x",    "X",
+                                          "．", "１", "\xFF", "我",  ".com", "00"};
+  std::mt19937 random(11);
+  for (int round = 0; round < 500; ++round) {
+    std::string text;
+    const int count = std::uniform_int_distribution<int>(1, 40)(random);
+    for (int i = 0; i < count; ++i)
+      text += atoms[std::uniform_int_distribution<std::size_t>(0, atoms.size() - 1)(random)];
+    EXPECT_TRUE(is_valid_utf8(mask_pii(text))) << text;
+    const std::string valid = sanitize_utf8(text);
+    std::size_t previous_end = 0;
+    for (const PiiMatch& match : find_pii(valid)) {
+      EXPECT_LE(previous_end, match.begin) << valid;
+      EXPECT_LT(match.begin, match.end) << valid;
+      EXPECT_LE(match.end, valid.size()) << valid;
+      previous_end = match.end;
+    }
+  }
 }
 
 TEST(PiiMaskerTest, IllFormedBytesBecomeReplacementCharacters) {
