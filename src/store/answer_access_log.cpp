@@ -44,7 +44,8 @@ std::vector<std::pair<std::string, std::int64_t>> ranked(Counts counts) {
 
 Result<std::unique_ptr<AnswerAccessLog>> AnswerAccessLog::open(const Options& options) {
   std::error_code ec;
-  if (options.path.has_parent_path()) std::filesystem::create_directories(options.path.parent_path(), ec);
+  if (options.path.has_parent_path())
+    std::filesystem::create_directories(options.path.parent_path(), ec);
   if (ec) {
     return Error::make(ErrorCode::kIo, "cannot create " + options.path.parent_path().string() +
                                            ": " + ec.message());
@@ -72,7 +73,8 @@ Status AnswerAccessLog::flush() {
 Status AnswerAccessLog::flush_locked() {
   if (!buffer_.empty()) {
     std::ofstream out(options_.path, std::ios::app);
-    for (const std::string& key : buffer_) out << key << '\n';
+    for (const std::string& key : buffer_)
+      out << key << '\n';
     out.flush();
     if (!out) return Error::make(ErrorCode::kIo, "cannot append to " + options_.path.string());
     buffer_.clear();
@@ -91,7 +93,8 @@ Status AnswerAccessLog::compact_locked() {
   const std::filesystem::path partial = options_.path.string() + ".partial";
   {
     std::ofstream out(partial, std::ios::trunc);
-    for (const auto& [key, count] : top) out << key << ' ' << count << '\n';
+    for (const auto& [key, count] : top)
+      out << key << ' ' << count << '\n';
     out.flush();
     if (!out) return Error::make(ErrorCode::kIo, "cannot write " + partial.string());
   }
@@ -105,10 +108,12 @@ Result<std::vector<std::string>> AnswerAccessLog::hottest(std::size_t n) {
   std::lock_guard lock(mutex_);
   Counts counts;
   read_counts(options_.path, counts);
-  for (const std::string& key : buffer_) ++counts[key];
+  for (const std::string& key : buffer_)
+    ++counts[key];
   auto top = ranked(std::move(counts));
   std::vector<std::string> keys;
-  for (std::size_t i = 0; i < top.size() && i < n; ++i) keys.push_back(std::move(top[i].first));
+  for (std::size_t i = 0; i < top.size() && i < n; ++i)
+    keys.push_back(std::move(top[i].first));
   return keys;
 }
 

@@ -74,7 +74,8 @@ std::string normalize_question(std::string_view question) {
     } else {
       break;
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
+    while (!out.empty() && out.back() == ' ')
+      out.pop_back();
   }
   return out;
 }
@@ -112,7 +113,8 @@ Result<std::vector<std::optional<CachedAnswer>>> RedisAnswerCache::get_many(
   std::vector<std::optional<CachedAnswer>> answers;
   if (keys.empty()) return answers;
   std::vector<std::string_view> args{"MGET"};
-  for (const std::string& key : keys) args.push_back(key);
+  for (const std::string& key : keys)
+    args.push_back(key);
   Result<RedisReply> reply = redis_.command(args);
   if (!reply) return reply.error();
   if (reply->type != RedisReply::Type::kArray || reply->elements.size() != keys.size())

@@ -28,7 +28,8 @@ BloomFilter::BloomFilter(std::size_t capacity, double false_positive_rate) : cap
   const double ln2 = std::log(2.0);
   const double m = -static_cast<double>(capacity) * std::log(false_positive_rate) / (ln2 * ln2);
   bits_ = std::max<std::size_t>(64, static_cast<std::size_t>(std::ceil(m / 64.0)) * 64);
-  hashes_ = std::clamp(static_cast<int>(std::round(m / static_cast<double>(capacity) * ln2)), 1, 30);
+  hashes_ =
+      std::clamp(static_cast<int>(std::round(m / static_cast<double>(capacity) * ln2)), 1, 30);
   words_ = std::make_unique<std::atomic<std::uint64_t>[]>(bits_ / 64);
   clear();
 }
@@ -56,7 +57,8 @@ bool BloomFilter::maybe_contains(std::string_view key) const {
 }
 
 void BloomFilter::clear() {
-  for (std::size_t i = 0; i < bits_ / 64; ++i) words_[i].store(0, std::memory_order_relaxed);
+  for (std::size_t i = 0; i < bits_ / 64; ++i)
+    words_[i].store(0, std::memory_order_relaxed);
   added_.store(0, std::memory_order_relaxed);
 }
 

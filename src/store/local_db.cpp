@@ -101,8 +101,7 @@ Result<std::vector<Message>> read_messages(SqliteDb& db, std::string_view key,
   return messages;
 }
 
-Status insert_message(SqliteDb& db, std::string_view key, const Message& message,
-                      bool pending) {
+Status insert_message(SqliteDb& db, std::string_view key, const Message& message, bool pending) {
   Result<SqliteStatement> insert = db.prepare(
       "INSERT OR REPLACE INTO messages(key, seq, role, text, created_ms, pending) "
       "VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
@@ -139,25 +138,24 @@ Result<std::unique_ptr<LocalDb>> LocalDb::open(const Options& options) {
     if (!row) return row.error();
     const std::int64_t found = *row ? version->int64(0) : 0;
     if (found > kSchemaVersion) {
-      return Error::make(ErrorCode::kUnsupported,
-                         options.path.string() + " was written by a newer supportd (schema " +
-                             std::to_string(found) + ")");
+      return Error::make(ErrorCode::kUnsupported, options.path.string() +
+                                                      " was written by a newer supportd (schema " +
+                                                      std::to_string(found) + ")");
     }
   }
-  if (Status status = (*writer)->exec(std::string(kSchema) + "PRAGMA user_version = " +
-                                      std::to_string(kSchemaVersion) + ";");
+  if (Status status = (*writer)->exec(
+          std::string(kSchema) + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";");
       !status) {
     return status.error();
   }
   Result<std::unique_ptr<SqliteDb>> reader = SqliteDb::open(options.path, sqlite);
   if (!reader) return reader.error();
-  return std::unique_ptr<LocalDb>(
-      new LocalDb(options, std::move(*writer), std::move(*reader)));
+  return std::unique_ptr<LocalDb>(new LocalDb(options, std::move(*writer), std::move(*reader)));
 }
 
 Result<std::optional<LocalSession>> LocalDb::find_locked(SqliteDb& db, std::string_view key) {
-  Result<SqliteStatement> select = db.prepare(std::string("SELECT ") + kSessionColumns +
-                                              " FROM sessions WHERE key = ?1");
+  Result<SqliteStatement> select =
+      db.prepare(std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE key = ?1");
   if (!select) return select.error();
   select->bind(1, key);
   Result<bool> row = select->step();
@@ -248,7 +246,7 @@ Result<Conversation> LocalDb::change_handoff(std::string_view key, const Handoff
   Conversation conversation = (*found)->conversation;
   if (Status status = check_handoff(conversation.handoff, conversation.agent, change); !status)
     return status.error();
-  std::string agent = change.to == Handoff::kTaken   ? change.agent
+  std::string agent = change.to == Handoff::kTaken    ? change.agent
                       : change.to == Handoff::kClosed ? conversation.agent
                                                       : std::string();
   if (conversation.handoff == change.to && conversation.agent == agent) return conversation;
@@ -304,8 +302,8 @@ Status LocalDb::rate_answer(std::string_view key, std::int64_t seq, Thumb thumb,
     Result<bool> row = role->step();
     if (!row) return row.error();
     if (!*row) {
-      return Error{ErrorCode::kNotFound,
-                   "this conversation has no message " + std::to_string(seq), "seq_id"};
+      return Error{ErrorCode::kNotFound, "this conversation has no message " + std::to_string(seq),
+                   "seq_id"};
     }
     if (role->int64(0) != static_cast<int>(Role::kAssistant)) {
       return Error::invalid("message " + std::to_string(seq) + " is not an answer", "seq_id");

@@ -31,15 +31,15 @@ struct LocalSession {
   std::int64_t state_version = 0;
   bool archived = false;              // the session row exists in PostgreSQL
   std::int64_t archived_version = 0;  // state up to this version is in PostgreSQL
-  std::int64_t window_from = 1;    // this file holds every message window_from..last_seq
-  bool cache_stale = false;        // Redis missed a write: its copy must be rewritten
+  std::int64_t window_from = 1;       // this file holds every message window_from..last_seq
+  bool cache_stale = false;           // Redis missed a write: its copy must be rewritten
 };
 
 // What one write-behind pass sends to PostgreSQL for one session.
 struct PendingSession {
-  SessionView view;                  // state, and this process's messages not yet archived
-  bool create = false;               // the session row must be inserted
-  bool state = false;                // the state (handoff, csat) must be written
+  SessionView view;                       // state, and this process's messages not yet archived
+  bool create = false;                    // the session row must be inserted
+  bool state = false;                     // the state (handoff, csat) must be written
   std::vector<Feedback::Rating> ratings;  // answer votes not yet archived
   std::vector<std::int64_t> rating_ms;    // when each of `ratings` was cast
 };
@@ -70,8 +70,7 @@ class LocalDb {
   Result<std::optional<LocalSession>> find(std::string_view key);
 
   // Appends a message with the next seq_id and returns it. not_found: unknown session.
-  Result<std::int64_t> append(std::string_view key, const NewMessage& message,
-                              std::int64_t now_ms);
+  Result<std::int64_t> append(std::string_view key, const NewMessage& message, std::int64_t now_ms);
   // Removes message `seq` again if it is still the newest (an append the caller never
   // acknowledged). No-op otherwise.
   Status retract(std::string_view key, std::int64_t seq);
@@ -106,8 +105,7 @@ class LocalDb {
   Result<std::vector<std::string>> pending_keys(std::size_t limit);
   // What session `key` has to write behind (at most `max_messages` messages, the oldest),
   // or nullopt when nothing.
-  Result<std::optional<PendingSession>> pending_for(std::string_view key,
-                                                    std::size_t max_messages);
+  Result<std::optional<PendingSession>> pending_for(std::string_view key, std::size_t max_messages);
   // Records that `written` reached PostgreSQL (items changed since stay pending); trims
   // archived messages beyond the window.
   Status mark_archived(const std::vector<PendingSession>& written);

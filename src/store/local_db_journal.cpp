@@ -29,7 +29,8 @@ Result<std::vector<Message>> pending_messages(SqliteDb& db, std::string_view key
     Result<bool> row = select->step();
     if (!row) return row.error();
     if (!*row) return messages;
-    messages.push_back({select->int64(0), static_cast<Role>(std::clamp<std::int64_t>(select->int64(1), 0, 3)),
+    messages.push_back({select->int64(0),
+                        static_cast<Role>(std::clamp<std::int64_t>(select->int64(1), 0, 3)),
                         select->text(2), select->int64(3)});
   }
 }
@@ -83,7 +84,8 @@ Result<std::int64_t> LocalDb::adopt(const SessionView& remote, std::int64_t now_
     if (!mine) return mine.error();
     std::vector<Message> moving;
     std::unordered_map<std::int64_t, const Message*> theirs;
-    for (const Message& m : remote.recent) theirs[m.seq_id] = &m;
+    for (const Message& m : remote.recent)
+      theirs[m.seq_id] = &m;
     for (const Message& m : *mine) {
       auto it = theirs.find(m.seq_id);
       if (it != theirs.end() && !same_message(m, *it->second)) moving.push_back(m);
@@ -97,8 +99,8 @@ Result<std::int64_t> LocalDb::adopt(const SessionView& remote, std::int64_t now_
     }
     const bool contiguous = remote_from <= local.conversation.last_seq + 1;
     if (!contiguous) {
-      Result<SqliteStatement> stray = writer_->prepare(
-          "DELETE FROM messages WHERE key = ?1 AND seq < ?2 AND pending = 0");
+      Result<SqliteStatement> stray =
+          writer_->prepare("DELETE FROM messages WHERE key = ?1 AND seq < ?2 AND pending = 0");
       if (!stray) return stray.error();
       stray->bind(1, key).bind(2, remote_from);
       if (Status status = stray->run(); !status) return status.error();
@@ -343,9 +345,8 @@ Result<std::int64_t> LocalDb::forget_idle(std::int64_t before_ms) {
   if (Status status = transaction.begin(); !status) return status.error();
   static constexpr const char* kIdle =
       "(SELECT key FROM sessions WHERE touched_ms < ?1 AND pending = 0 AND cache_stale = 0)";
-  for (const std::string& sql :
-       {std::string("DELETE FROM messages WHERE key IN ") + kIdle,
-        std::string("DELETE FROM answer_ratings WHERE key IN ") + kIdle}) {
+  for (const std::string& sql : {std::string("DELETE FROM messages WHERE key IN ") + kIdle,
+                                 std::string("DELETE FROM answer_ratings WHERE key IN ") + kIdle}) {
     Result<SqliteStatement> remove = writer_->prepare(sql);
     if (!remove) return remove.error();
     remove->bind(1, before_ms);

@@ -10,9 +10,10 @@ namespace supportd::store {
 Result<Stores> open_stores(const StoreConfig& config) {
   if (config.data_dir.empty()) return Error::invalid("a data directory is needed", "data_dir");
   if (!config.postgres.empty() && config.redis.empty()) {
-    return Error::invalid("PostgreSQL needs Redis in front of it (set both, or neither for the "
-                          "embedded SQLite store)",
-                          "redis");
+    return Error::invalid(
+        "PostgreSQL needs Redis in front of it (set both, or neither for the "
+        "embedded SQLite store)",
+        "redis");
   }
   std::error_code ec;
   std::filesystem::create_directories(config.data_dir, ec);
@@ -69,8 +70,8 @@ Result<Stores> open_stores(const StoreConfig& config) {
       Sessions::open(std::move(store), std::move(*signer), config.sessions);
   if (!sessions) return sessions.error();
   stores.sessions = std::move(*sessions);
-  stores.answers_l1 = std::make_unique<AnswerLru>(std::max<std::size_t>(1, config.answer_l1_entries),
-                                                  config.answer_l1_ttl);
+  stores.answers_l1 = std::make_unique<AnswerLru>(
+      std::max<std::size_t>(1, config.answer_l1_entries), config.answer_l1_ttl);
   if (redis) stores.answers_l2 = std::make_unique<RedisAnswerCache>(*redis, config.answer_ttl);
   Result<std::unique_ptr<AnswerAccessLog>> log =
       AnswerAccessLog::open({config.data_dir / "answer-access.log"});

@@ -25,8 +25,8 @@ struct StoreConfig {
   // generated into) {data_dir}/session-secret.
   std::string session_secret;
   std::chrono::milliseconds session_ttl{900'000};  // Redis expiry of a session's copy
-  std::size_t recent_messages = 100;  // per session, in Redis and in the journal
-  bool sync_every_commit = false;     // fsync every commit (survives power loss; ~4 ms each)
+  std::size_t recent_messages = 100;               // per session, in Redis and in the journal
+  bool sync_every_commit = false;  // fsync every commit (survives power loss; ~4 ms each)
   std::chrono::milliseconds redis_timeout{250};      // connect and per command
   std::chrono::milliseconds postgres_timeout{2000};  // connect and per statement
   std::chrono::milliseconds answer_ttl{3'600'000};   // L2

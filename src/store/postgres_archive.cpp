@@ -21,7 +21,8 @@ std::string connection_string(const PostgresArchive::Options& options) {
   const long long connect_seconds =
       std::max<long long>(2, (options.connect_timeout.count() + 999) / 1000);
   const std::string timeout = std::to_string(options.statement_timeout.count());
-  const bool uri = options.uri.rfind("postgresql://", 0) == 0 || options.uri.rfind("postgres://", 0) == 0;
+  const bool uri =
+      options.uri.rfind("postgresql://", 0) == 0 || options.uri.rfind("postgres://", 0) == 0;
   if (uri) {
     return options.uri + (options.uri.find('?') == std::string::npos ? "?" : "&") +
            "connect_timeout=" + std::to_string(connect_seconds) + "&tcp_user_timeout=" + timeout +
@@ -121,8 +122,8 @@ void prepare_statements(pqxx::connection& db) {
              "VALUES ($1, $2, $3, $4) ON CONFLICT (session_key, seq_id) DO UPDATE SET "
              "thumb = EXCLUDED.thumb, rated_ms = EXCLUDED.rated_ms "
              "WHERE r.rated_ms <= EXCLUDED.rated_ms");
-  db.prepare("load_session", std::string("SELECT ") + kSessionColumns +
-                                 " FROM supportd.sessions WHERE key = $1");
+  db.prepare("load_session",
+             std::string("SELECT ") + kSessionColumns + " FROM supportd.sessions WHERE key = $1");
   db.prepare("messages",
              "SELECT seq_id, role, body, created_ms FROM supportd.messages "
              "WHERE session_key = $1 AND seq_id BETWEEN $2 AND $3 ORDER BY seq_id");
@@ -140,14 +141,14 @@ void prepare_statements(pqxx::connection& db) {
 
 // One connection and the watchdog that cuts it when the server stops answering.
 struct PostgresArchive::Connection {
-  std::mutex mutex;                       // one call at a time
-  std::unique_ptr<pqxx::connection> db;   // guarded by mutex
+  std::mutex mutex;                      // one call at a time
+  std::unique_ptr<pqxx::connection> db;  // guarded by mutex
 
   std::mutex watch_mutex;
   std::condition_variable watch_wake;
-  int watched_fd = -1;          // guarded by watch_mutex: the socket of the call in progress
-  Clock::time_point deadline;   // guarded by watch_mutex
-  bool stopping = false;        // guarded by watch_mutex
+  int watched_fd = -1;         // guarded by watch_mutex: the socket of the call in progress
+  Clock::time_point deadline;  // guarded by watch_mutex
+  bool stopping = false;       // guarded by watch_mutex
   std::thread watchdog;
 
   Connection() {
@@ -197,8 +198,7 @@ PostgresArchive::~PostgresArchive() = default;
 
 Status PostgresArchive::run(const char* what, const std::function<void(Connection&)>& body) {
   if (!breaker_.allow()) {
-    return Error::make(ErrorCode::kUnavailable,
-                       "PostgreSQL is down (retrying in the background)");
+    return Error::make(ErrorCode::kUnavailable, "PostgreSQL is down (retrying in the background)");
   }
   Connection& c = *connection_;
   std::lock_guard lock(c.mutex);
@@ -265,10 +265,11 @@ Result<std::vector<PostgresArchive::Conflict>> PostgresArchive::write(
       const std::string key = session_key(session.session);
       const std::int64_t last = p.view.recent.empty() ? 0 : p.view.recent.back().seq_id;
       const pqxx::result upserted = work.exec_prepared(
-          "upsert_session", key, session.session, session.tenant, session.user,
-          session.created_ms, last, static_cast<int>(session.handoff), session.agent,
-          session.handoff_ms, p.view.state_version, session.csat.value_or(0));
-      const std::int64_t archived_last = upserted.empty() ? last : upserted[0][0].as<std::int64_t>();
+          "upsert_session", key, session.session, session.tenant, session.user, session.created_ms,
+          last, static_cast<int>(session.handoff), session.agent, session.handoff_ms,
+          p.view.state_version, session.csat.value_or(0));
+      const std::int64_t archived_last =
+          upserted.empty() ? last : upserted[0][0].as<std::int64_t>();
       if (!p.view.recent.empty()) {
         std::vector<std::int64_t> seqs, roles, created;
         std::vector<std::string> bodies;
@@ -281,14 +282,16 @@ Result<std::vector<PostgresArchive::Conflict>> PostgresArchive::write(
           created.push_back(m.created_ms);
           index[m.seq_id] = i;
         }
-        const pqxx::result inserted = work.exec_prepared(
-            "insert_messages", key, int_array(seqs), int_array(roles), text_array(bodies),
-            int_array(created));
+        const pqxx::result inserted =
+            work.exec_prepared("insert_messages", key, int_array(seqs), int_array(roles),
+                               text_array(bodies), int_array(created));
         if (inserted.size() != seqs.size()) {
           // Already there: a replay of this batch (the same message), or another writer's.
-          for (const pqxx::row& row : inserted) index.erase(row[0].as<std::int64_t>());
+          for (const pqxx::row& row : inserted)
+            index.erase(row[0].as<std::int64_t>());
           std::vector<std::int64_t> existing;
-          for (const auto& [seq, i] : index) existing.push_back(seq);
+          for (const auto& [seq, i] : index)
+            existing.push_back(seq);
           const pqxx::result rows =
               work.exec_prepared("existing_messages", key, int_array(existing));
           for (const pqxx::row& row : rows) {
@@ -311,16 +314,16 @@ Result<std::vector<PostgresArchive::Conflict>> PostgresArchive::write(
   });
   if (!status) return status.error();
   if (!conflicts.empty()) {
-    spdlog::error("store: {} messages found another message archived at their seq_id (two "
-                  "processes wrote one session while Redis was out of reach); they move to new "
-                  "seq_ids",
-                  conflicts.size());
+    spdlog::error(
+        "store: {} messages found another message archived at their seq_id (two "
+        "processes wrote one session while Redis was out of reach); they move to new "
+        "seq_ids",
+        conflicts.size());
   }
   return conflicts;
 }
 
-Result<std::optional<SessionView>> PostgresArchive::load(std::string_view key,
-                                                         std::size_t recent) {
+Result<std::optional<SessionView>> PostgresArchive::load(std::string_view key, std::size_t recent) {
   std::optional<SessionView> view;
   Status status = run("load", [&](Connection& c) {
     view.reset();
@@ -330,7 +333,8 @@ Result<std::optional<SessionView>> PostgresArchive::load(std::string_view key,
     view = read_session(session[0]);
     const std::int64_t last = view->conversation.last_seq;
     if (recent > 0 && last > 0) {
-      const std::int64_t from = std::max<std::int64_t>(1, last - static_cast<std::int64_t>(recent) + 1);
+      const std::int64_t from =
+          std::max<std::int64_t>(1, last - static_cast<std::int64_t>(recent) + 1);
       view->recent = read_messages(work.exec_prepared("messages", std::string(key), from, last));
     }
   });
@@ -355,7 +359,8 @@ Result<std::vector<Feedback::Rating>> PostgresArchive::ratings(std::string_view 
     ratings.clear();
     pqxx::read_transaction work(*c.db);
     for (const pqxx::row& row : work.exec_prepared("ratings", std::string(key))) {
-      ratings.push_back({row[0].as<std::int64_t>(), row[1].as<int>() != 0 ? Thumb::kUp : Thumb::kDown});
+      ratings.push_back(
+          {row[0].as<std::int64_t>(), row[1].as<int>() != 0 ? Thumb::kUp : Thumb::kDown});
     }
   });
   if (!status) return status.error();
@@ -389,7 +394,8 @@ Status PostgresArchive::for_each_session(const std::function<void(const std::str
         page.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
     });
     if (!status) return status;
-    for (const auto& [key, token] : page) visit(token);
+    for (const auto& [key, token] : page)
+      visit(token);
     if (static_cast<std::int64_t>(page.size()) < kPage) return {};
     after = page.back().first;
   }

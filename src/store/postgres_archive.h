@@ -47,8 +47,8 @@ class PostgresArchive {
   // A message PostgreSQL already holds another message at the seq_id of (another process
   // wrote the session at the same time, while Redis was out of reach).
   struct Conflict {
-    std::size_t session = 0;      // index in the batch
-    std::size_t message = 0;      // index in that session's view.recent
+    std::size_t session = 0;         // index in the batch
+    std::size_t message = 0;         // index in that session's view.recent
     std::int64_t archived_last = 0;  // the session's last_seq in PostgreSQL
   };
   // Writes `batch` in one transaction. Idempotent: writing a batch again changes nothing,

@@ -54,8 +54,8 @@ void migrate_schema(pqxx::connection_base& db) {
       "CREATE SCHEMA IF NOT EXISTS supportd; "
       "CREATE TABLE IF NOT EXISTS supportd.migrations (version integer PRIMARY KEY, "
       "applied_at timestamptz NOT NULL DEFAULT now())");
-  const int current = work.exec("SELECT coalesce(max(version), 0) FROM supportd.migrations")[0][0]
-                          .as<int>();
+  const int current =
+      work.exec("SELECT coalesce(max(version), 0) FROM supportd.migrations")[0][0].as<int>();
   const int newest = static_cast<int>(std::size(kMigrations));
   if (current > newest) {
     throw SchemaTooNew("the PostgreSQL schema is at version " + std::to_string(current) +

@@ -35,8 +35,7 @@ RedisReply convert(const redisReply* reply) {
       for (std::size_t i = 0; i < reply->elements; ++i)
         out.elements.push_back(convert(reply->element[i]));
       break;
-    default:
-      out.type = RedisReply::Type::kNil;
+    default: out.type = RedisReply::Type::kNil;
   }
   return out;
 }
@@ -66,7 +65,8 @@ RedisClient::RedisClient(Options options)
 
 RedisClient::~RedisClient() {
   std::lock_guard lock(mutex_);
-  for (redisContext* context : idle_) redisFree(context);
+  for (redisContext* context : idle_)
+    redisFree(context);
 }
 
 Result<redisContext*> RedisClient::acquire() {
@@ -115,7 +115,8 @@ void RedisClient::release(redisContext* context, bool broken) {
       idle_.push_back(context);
     }
   }
-  for (redisContext* c : dropped) redisFree(c);
+  for (redisContext* c : dropped)
+    redisFree(c);
   idle_available_.notify_all();
 }
 
@@ -136,8 +137,8 @@ Result<RedisReply> RedisClient::command(const std::vector<std::string_view>& arg
     argv.push_back(arg.data());
     lengths.push_back(arg.size());
   }
-  auto* reply = static_cast<redisReply*>(redisCommandArgv(
-      *context, static_cast<int>(argv.size()), argv.data(), lengths.data()));
+  auto* reply = static_cast<redisReply*>(
+      redisCommandArgv(*context, static_cast<int>(argv.size()), argv.data(), lengths.data()));
   if (reply == nullptr) {
     const std::string why = (*context)->errstr;
     release(*context, /*broken=*/true);
@@ -146,8 +147,8 @@ Result<RedisReply> RedisClient::command(const std::vector<std::string_view>& arg
   }
   breaker_.success();
   if (reply->type == REDIS_REPLY_ERROR) {
-    Error error = Error::make(ErrorCode::kInternal,
-                              "Redis: " + std::string(reply->str, reply->len));
+    Error error =
+        Error::make(ErrorCode::kInternal, "Redis: " + std::string(reply->str, reply->len));
     freeReplyObject(reply);
     release(*context, false);
     return error;

@@ -96,8 +96,8 @@ Result<SessionView> decode_session(std::string_view bytes) {
     }
     // The messages must be the contiguous tail ending at last_seq.
     for (std::size_t i = 0; i < view.recent.size(); ++i) {
-      const std::int64_t expected =
-          c.last_seq - static_cast<std::int64_t>(view.recent.size()) + 1 + static_cast<std::int64_t>(i);
+      const std::int64_t expected = c.last_seq - static_cast<std::int64_t>(view.recent.size()) + 1 +
+                                    static_cast<std::int64_t>(i);
       if (view.recent[i].seq_id != expected || expected < 1) return corrupt("message order");
     }
     if (c.last_seq < 0) return corrupt("last_seq");

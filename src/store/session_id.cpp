@@ -29,7 +29,8 @@ std::string base64url(const unsigned char* data, std::size_t size) {
                                 (i + 1 < size ? std::uint32_t{data[i + 1]} << 8 : 0) |
                                 (i + 2 < size ? std::uint32_t{data[i + 2]} : 0);
     const std::size_t chars = i + 3 <= size ? 4 : size - i + 1;
-    for (std::size_t c = 0; c < chars; ++c) out += kAlphabet[(chunk >> (18 - 6 * c)) & 63];
+    for (std::size_t c = 0; c < chars; ++c)
+      out += kAlphabet[(chunk >> (18 - 6 * c)) & 63];
   }
   return out;
 }
@@ -110,14 +111,15 @@ Result<std::string> SessionSigner::load_or_create_secret(const std::filesystem::
     return generated;
   }
   if (errno != EEXIST) {
-    return Error::make(ErrorCode::kIo, "cannot create the session secret " + path.string() +
-                                           ": " + std::strerror(errno));
+    return Error::make(ErrorCode::kIo, "cannot create the session secret " + path.string() + ": " +
+                                           std::strerror(errno));
   }
   std::ifstream in(path);
   std::stringstream content;
   content << in.rdbuf();
   std::string secret = content.str();
-  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r'))
+    secret.pop_back();
   if (!in || secret.size() < kMinSecretBytes) {
     return Error::make(ErrorCode::kCorrupt,
                        "the session secret " + path.string() + " is unreadable or too short");
@@ -145,8 +147,8 @@ Result<SessionId> SessionSigner::issue(std::string_view tenant, std::string_view
   if (RAND_bytes(random, sizeof(random)) != 1)
     return Error::make(ErrorCode::kInternal, "no randomness for a session id");
   std::string nonce = base64url(random, sizeof(random));
-  std::string token = std::string(tenant) + "." + std::string(user) + "." + nonce + "." +
-                      mac(tenant, user, nonce);
+  std::string token =
+      std::string(tenant) + "." + std::string(user) + "." + nonce + "." + mac(tenant, user, nonce);
   return SessionId(std::move(token), std::string(tenant), std::string(user), std::move(nonce));
 }
 

@@ -21,18 +21,18 @@ namespace supportd::store {
 
 // Counters and gauges a store exposes (the desk turns them into metrics).
 struct StoreStats {
-  const char* backend = "";   // "sqlite" or "tiered"
-  bool redis_up = true;       // tiered: the last Redis call succeeded
-  bool postgres_up = true;    // tiered: the last PostgreSQL call succeeded
-  std::int64_t pending_messages = 0;  // acknowledged, not yet in PostgreSQL
-  std::int64_t pending_sessions = 0;  // sessions with anything not yet in PostgreSQL
-  std::int64_t stale_caches = 0;      // sessions whose Redis copy must be rewritten
-  std::int64_t cache_hits = 0;        // reads answered by a current Redis copy
-  std::int64_t cache_misses = 0;      // reads that found no Redis copy
-  std::int64_t cache_repairs = 0;     // Redis copies older than the truth, rewritten
-  std::int64_t postgres_loads = 0;    // sessions or history read from PostgreSQL
-  std::int64_t archived_messages = 0; // messages written behind to PostgreSQL since start
-  std::int64_t moved_messages = 0;    // local messages renumbered after a newer remote copy
+  const char* backend = "";            // "sqlite" or "tiered"
+  bool redis_up = true;                // tiered: the last Redis call succeeded
+  bool postgres_up = true;             // tiered: the last PostgreSQL call succeeded
+  std::int64_t pending_messages = 0;   // acknowledged, not yet in PostgreSQL
+  std::int64_t pending_sessions = 0;   // sessions with anything not yet in PostgreSQL
+  std::int64_t stale_caches = 0;       // sessions whose Redis copy must be rewritten
+  std::int64_t cache_hits = 0;         // reads answered by a current Redis copy
+  std::int64_t cache_misses = 0;       // reads that found no Redis copy
+  std::int64_t cache_repairs = 0;      // Redis copies older than the truth, rewritten
+  std::int64_t postgres_loads = 0;     // sessions or history read from PostgreSQL
+  std::int64_t archived_messages = 0;  // messages written behind to PostgreSQL since start
+  std::int64_t moved_messages = 0;     // local messages renumbered after a newer remote copy
   std::int64_t redis_errors = 0;
   std::int64_t postgres_errors = 0;
 };
@@ -60,8 +60,7 @@ class SessionStore {
 
   // Applies a handoff transition atomically and returns the new state. invalid_argument names
   // a forbidden transition or a mismatched `expected` state (another agent took it first).
-  virtual Result<Conversation> change_handoff(const SessionId& id,
-                                              const HandoffChange& change) = 0;
+  virtual Result<Conversation> change_handoff(const SessionId& id, const HandoffChange& change) = 0;
 
   // Thumbs up/down on the answer with `seq_id` (an assistant message); the last vote wins.
   // not_found: no such message; invalid_argument: it is not an answer.

@@ -9,14 +9,10 @@ namespace supportd::store {
 
 const char* role_name(Role role) {
   switch (role) {
-    case Role::kUser:
-      return "user";
-    case Role::kAssistant:
-      return "assistant";
-    case Role::kAgent:
-      return "agent";
-    case Role::kSystem:
-      return "system";
+    case Role::kUser: return "user";
+    case Role::kAssistant: return "assistant";
+    case Role::kAgent: return "agent";
+    case Role::kSystem: return "system";
   }
   return "user";
 }
@@ -30,14 +26,10 @@ Result<Role> parse_role(std::string_view name) {
 
 const char* handoff_name(Handoff state) {
   switch (state) {
-    case Handoff::kBot:
-      return "bot";
-    case Handoff::kWaiting:
-      return "waiting";
-    case Handoff::kTaken:
-      return "taken";
-    case Handoff::kClosed:
-      return "closed";
+    case Handoff::kBot: return "bot";
+    case Handoff::kWaiting: return "waiting";
+    case Handoff::kTaken: return "taken";
+    case Handoff::kClosed: return "closed";
   }
   return "bot";
 }
@@ -63,15 +55,12 @@ Status check_handoff(Handoff from, const std::string& from_agent, const HandoffC
   if (from == change.to && (from != Handoff::kTaken || from_agent == change.agent)) return {};
   const auto allowed = [&] {
     switch (from) {
-      case Handoff::kBot:
-        return change.to == Handoff::kWaiting;
-      case Handoff::kWaiting:
-        return change.to == Handoff::kTaken || change.to == Handoff::kBot;
+      case Handoff::kBot: return change.to == Handoff::kWaiting;
+      case Handoff::kWaiting: return change.to == Handoff::kTaken || change.to == Handoff::kBot;
       case Handoff::kTaken:
         return change.to == Handoff::kBot || change.to == Handoff::kClosed ||
                change.to == Handoff::kTaken;
-      case Handoff::kClosed:
-        return change.to == Handoff::kBot || change.to == Handoff::kWaiting;
+      case Handoff::kClosed: return change.to == Handoff::kBot || change.to == Handoff::kWaiting;
     }
     return false;
   }();
@@ -88,8 +77,7 @@ Status check_new_message(const NewMessage& message) {
     return Error::invalid("unknown role", "role");
   if (message.text.size() > kMaxMessageBytes) {
     return Error{ErrorCode::kTooLarge,
-                 "a message is at most " + std::to_string(kMaxMessageBytes) + " bytes",
-                 "text"};
+                 "a message is at most " + std::to_string(kMaxMessageBytes) + " bytes", "text"};
   }
   if (!is_valid_utf8(message.text)) return Error::invalid("text is not valid UTF-8", "text");
   if (message.text.find('\0') != std::string::npos)

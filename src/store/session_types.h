@@ -72,9 +72,9 @@ struct Conversation {
   std::int64_t created_ms = 0;
   std::int64_t last_seq = 0;  // seq_id of the newest message, 0 when none
   Handoff handoff = Handoff::kBot;
-  std::string agent;                // who took it, when kTaken or kClosed
-  std::int64_t handoff_ms = 0;      // when the handoff state last changed
-  std::optional<int> csat;          // 1..5 once the customer rated the conversation
+  std::string agent;            // who took it, when kTaken or kClosed
+  std::int64_t handoff_ms = 0;  // when the handoff state last changed
+  std::optional<int> csat;      // 1..5 once the customer rated the conversation
   bool operator==(const Conversation&) const = default;
 };
 

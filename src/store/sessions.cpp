@@ -15,16 +15,16 @@ Result<std::unique_ptr<Sessions>> Sessions::open(std::unique_ptr<SessionStore> s
                                                  SessionSigner signer, const Options& options) {
   if (options.bloom_capacity == 0 || !(options.bloom_false_positive_rate > 0) ||
       !(options.bloom_false_positive_rate < 1)) {
-    return Error::invalid("the Bloom filter needs a capacity and a rate between 0 and 1",
-                          "bloom");
+    return Error::invalid("the Bloom filter needs a capacity and a rate between 0 and 1", "bloom");
   }
   std::unique_ptr<Sessions> sessions(new Sessions(std::move(store), std::move(signer), options));
   Status rebuilt = sessions->rebuild();
   if (!rebuilt) {
     if (rebuilt.error().code != ErrorCode::kUnavailable) return rebuilt.error();
-    spdlog::warn("sessions: cannot list every session now ({}); signed ids are checked against "
-                 "the store until the Bloom filter is rebuilt",
-                 rebuilt.error().message);
+    spdlog::warn(
+        "sessions: cannot list every session now ({}); signed ids are checked against "
+        "the store until the Bloom filter is rebuilt",
+        rebuilt.error().message);
     sessions->rebuilder_ = std::thread([s = sessions.get()] { s->rebuild_loop(); });
   }
   return sessions;
@@ -48,9 +48,10 @@ Status Sessions::rebuild() {
   if (!status) return status;
   bloom_complete_.store(true);
   if (count > bloom_.capacity()) {
-    spdlog::warn("sessions: {} sessions exceed the Bloom filter's capacity of {}; its false "
-                 "positive rate is above the configured one",
-                 count, bloom_.capacity());
+    spdlog::warn(
+        "sessions: {} sessions exceed the Bloom filter's capacity of {}; its false "
+        "positive rate is above the configured one",
+        count, bloom_.capacity());
   }
   return {};
 }
@@ -121,9 +122,8 @@ Result<std::int64_t> Sessions::append(std::string_view session, const NewMessage
 
 Result<std::vector<Message>> Sessions::history(std::string_view session, std::size_t limit,
                                                std::int64_t before_seq) {
-  return with_session(session, [&](const SessionId& id) {
-    return store_->history(id, limit, before_seq);
-  });
+  return with_session(session,
+                      [&](const SessionId& id) { return store_->history(id, limit, before_seq); });
 }
 
 Result<Conversation> Sessions::conversation(std::string_view session) {

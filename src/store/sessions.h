@@ -29,7 +29,7 @@ struct SessionsStats {
   std::int64_t unknown_in_store = 0;   // passed the filter, unknown to the store
   std::size_t bloom_entries = 0;       // ids added to the filter
   std::size_t bloom_bits = 0;
-  bool bloom_complete = true;          // rebuilt from the whole store
+  bool bloom_complete = true;  // rebuilt from the whole store
 };
 
 class Sessions {

@@ -104,7 +104,8 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::filesystem::path& pa
 }
 
 SqliteDb::~SqliteDb() {
-  for (auto& [sql, statement] : statements_) sqlite3_finalize(statement);
+  for (auto& [sql, statement] : statements_)
+    sqlite3_finalize(statement);
   sqlite3_close(handle_);
 }
 

@@ -87,8 +87,7 @@ Result<WaitingList> SqliteSessionStore::waiting_for_human(std::string_view tenan
   return WaitingList{std::move(*waiting), false};
 }
 
-Status SqliteSessionStore::for_each_session(
-    const std::function<void(const std::string&)>& visit) {
+Status SqliteSessionStore::for_each_session(const std::function<void(const std::string&)>& visit) {
   return db_->for_each_session(visit);
 }
 

@@ -188,8 +188,8 @@ Status TieredSessionStore::rate_answer(const SessionId& id, std::int64_t seq_id,
   Result<LocalSession> local = refresh(id, nullptr);
   if (!local) return local.error();
   if (seq_id < 1 || seq_id > local->conversation.last_seq) {
-    return Error{ErrorCode::kNotFound,
-                 "this conversation has no message " + std::to_string(seq_id), "seq_id"};
+    return Error{ErrorCode::kNotFound, "this conversation has no message " + std::to_string(seq_id),
+                 "seq_id"};
   }
   bool checked = false;
   if (seq_id < local->window_from) {
@@ -230,14 +230,17 @@ Result<Feedback> TieredSessionStore::feedback(const SessionId& id) {
   std::map<std::int64_t, Thumb> votes;
   Result<std::vector<Feedback::Rating>> archived = reader_.ratings(id.key());
   if (archived) {
-    for (const Feedback::Rating& r : *archived) votes[r.seq_id] = r.thumb;
+    for (const Feedback::Rating& r : *archived)
+      votes[r.seq_id] = r.thumb;
   }
   Result<std::vector<Feedback::Rating>> local = journal_->ratings(id.key());
   if (!local) return local.error();
-  for (const Feedback::Rating& r : *local) votes[r.seq_id] = r.thumb;
+  for (const Feedback::Rating& r : *local)
+    votes[r.seq_id] = r.thumb;
   Feedback feedback;
   feedback.csat = state->csat;
-  for (const auto& [seq, thumb] : votes) feedback.answers.push_back({seq, thumb});
+  for (const auto& [seq, thumb] : votes)
+    feedback.answers.push_back({seq, thumb});
   return feedback;
 }
 
@@ -248,13 +251,15 @@ Result<WaitingList> TieredSessionStore::waiting_for_human(std::string_view tenan
   std::map<std::string, Conversation> merged;
   Result<std::vector<Conversation>> archived = reader_.waiting(tenant, limit * 2 + 16);
   if (archived) {
-    for (Conversation& c : *archived) merged[session_key(c.session)] = std::move(c);
+    for (Conversation& c : *archived)
+      merged[session_key(c.session)] = std::move(c);
   } else {
     list.partial = true;
   }
   Result<std::vector<Conversation>> local = journal_->waiting(tenant, limit);
   if (!local) return local.error();
-  for (Conversation& c : *local) merged[session_key(c.session)] = std::move(c);
+  for (Conversation& c : *local)
+    merged[session_key(c.session)] = std::move(c);
   // The journal's state wins over an older archived one (not yet written behind).
   for (auto it = merged.begin(); it != merged.end();) {
     Result<std::optional<LocalSession>> mine = journal_->find(it->first);
@@ -264,7 +269,8 @@ Result<WaitingList> TieredSessionStore::waiting_for_human(std::string_view tenan
       ++it;
     }
   }
-  for (auto& [key, c] : merged) list.conversations.push_back(std::move(c));
+  for (auto& [key, c] : merged)
+    list.conversations.push_back(std::move(c));
   std::sort(list.conversations.begin(), list.conversations.end(),
             [](const Conversation& a, const Conversation& b) {
               return a.handoff_ms != b.handoff_ms ? a.handoff_ms < b.handoff_ms
@@ -274,8 +280,7 @@ Result<WaitingList> TieredSessionStore::waiting_for_human(std::string_view tenan
   return list;
 }
 
-Status TieredSessionStore::for_each_session(
-    const std::function<void(const std::string&)>& visit) {
+Status TieredSessionStore::for_each_session(const std::function<void(const std::string&)>& visit) {
   if (Status status = journal_->for_each_session(visit); !status) return status;
   return reader_.for_each_session(visit);
 }

@@ -41,7 +41,7 @@ class TieredSessionStore : public SessionStore {
     RedisClient::Options redis;
     PostgresArchive::Options postgres;
     std::chrono::milliseconds session_ttl{900'000};  // Redis expiry, renewed on every use
-    std::size_t recent_messages = 100;  // kept in Redis and in the journal per session
+    std::size_t recent_messages = 100;               // kept in Redis and in the journal per session
     std::chrono::milliseconds local_retention{3'600'000};  // idle sessions leave the journal
     std::chrono::milliseconds write_behind_idle{200};      // write-behind pause when idle
     std::size_t batch_messages = 2000;  // at most this many messages per PostgreSQL transaction
@@ -116,10 +116,10 @@ class TieredSessionStore : public SessionStore {
   std::unordered_set<std::string> validated_;  // guarded by validated_mutex_
 
   std::mutex writer_mutex_;
-  std::condition_variable writer_wake_;   // new work for the write-behind thread
-  std::condition_variable writer_passed_; // a write-behind pass ended
-  bool writer_work_ = false;              // guarded by writer_mutex_
-  bool stopping_ = false;                 // guarded by writer_mutex_
+  std::condition_variable writer_wake_;    // new work for the write-behind thread
+  std::condition_variable writer_passed_;  // a write-behind pass ended
+  bool writer_work_ = false;               // guarded by writer_mutex_
+  bool stopping_ = false;                  // guarded by writer_mutex_
   std::thread writer_;
 
   std::atomic<std::int64_t> cache_hits_{0};

@@ -34,8 +34,7 @@ std::string redis_key(std::string_view key) {
 }
 
 bool newer(const SessionView& a, const LocalSession& b) {
-  return a.conversation.last_seq > b.conversation.last_seq ||
-         a.state_version > b.state_version;
+  return a.conversation.last_seq > b.conversation.last_seq || a.state_version > b.state_version;
 }
 
 }  // namespace
@@ -45,9 +44,10 @@ Status TieredSessionStore::adopt(const SessionView& remote) {
   if (!moved) return moved.error();
   if (*moved > 0) {
     moved_messages_.fetch_add(*moved);
-    spdlog::warn("store: session {} was written by another process meanwhile; {} local "
-                 "messages moved after its newest one",
-                 session_key(remote.conversation.session), *moved);
+    spdlog::warn(
+        "store: session {} was written by another process meanwhile; {} local "
+        "messages moved after its newest one",
+        session_key(remote.conversation.session), *moved);
   }
   return {};
 }
@@ -91,10 +91,11 @@ Result<SessionView> TieredSessionStore::local_view(const LocalSession& local) {
   view.conversation = local.conversation;
   view.state_version = local.state_version;
   const std::int64_t last = local.conversation.last_seq;
-  const std::int64_t from = std::max(
-      local.window_from, last - static_cast<std::int64_t>(options_.recent_messages) + 1);
+  const std::int64_t from =
+      std::max(local.window_from, last - static_cast<std::int64_t>(options_.recent_messages) + 1);
   if (from <= last) {
-    Result<std::vector<Message>> recent = journal_->messages(session_key(view.conversation.session), from, last);
+    Result<std::vector<Message>> recent =
+        journal_->messages(session_key(view.conversation.session), from, last);
     if (!recent) return recent.error();
     view.recent = std::move(*recent);
   }

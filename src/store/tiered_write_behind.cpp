@@ -133,8 +133,8 @@ Status TieredSessionStore::flush(std::chrono::milliseconds timeout) {
     }
     wake_writer();
     std::unique_lock lock(writer_mutex_);
-    writer_passed_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() +
-                                                           std::chrono::milliseconds(50)));
+    writer_passed_.wait_until(
+        lock, std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
   }
 }
 

@@ -110,7 +110,7 @@ class TtlLru {
   mutable std::mutex mutex_;
   std::list<Entry> entries_;  // guarded by mutex_; front = most recently used
   std::unordered_map<std::string, typename std::list<Entry>::iterator> index_;  // guarded
-  TtlLruStats stats_;  // guarded by mutex_
+  TtlLruStats stats_;                                                           // guarded by mutex_
 };
 
 }  // namespace supportd::store

@@ -18,21 +18,24 @@ TEST(BloomFilterTest, SizedByTheStandardFormulas) {
 
 TEST(BloomFilterTest, NeverAFalseNegative) {
   BloomFilter filter(10'000, 0.01);
-  for (int i = 0; i < 10'000; ++i) filter.add("key-" + std::to_string(i));
-  for (int i = 0; i < 10'000; ++i) ASSERT_TRUE(filter.maybe_contains("key-" + std::to_string(i)));
+  for (int i = 0; i < 10'000; ++i)
+    filter.add("key-" + std::to_string(i));
+  for (int i = 0; i < 10'000; ++i)
+    ASSERT_TRUE(filter.maybe_contains("key-" + std::to_string(i)));
   EXPECT_EQ(filter.added(), 10'000u);
 }
 
 TEST(BloomFilterTest, FalsePositiveRateNearTheTargetAtCapacity) {
   BloomFilter filter(50'000, 0.01);
-  for (int i = 0; i < 50'000; ++i) filter.add("acme:user:" + std::to_string(i));
+  for (int i = 0; i < 50'000; ++i)
+    filter.add("acme:user:" + std::to_string(i));
   int false_positives = 0;
   const int probes = 100'000;
   for (int i = 0; i < probes; ++i) {
     if (filter.maybe_contains("other:user:" + std::to_string(i))) ++false_positives;
   }
   const double rate = static_cast<double>(false_positives) / probes;
-  EXPECT_LT(rate, 0.02) << "measured " << rate;  // the target is 0.01
+  EXPECT_LT(rate, 0.02) << "measured " << rate;   // the target is 0.01
   EXPECT_GT(rate, 0.002) << "measured " << rate;  // a filter this full cannot be that good
 }
 
@@ -49,10 +52,12 @@ TEST(BloomFilterTest, ConcurrentAddsAreAllVisible) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      for (int i = 0; i < 10'000; ++i) filter.add(std::to_string(t) + "/" + std::to_string(i));
+      for (int i = 0; i < 10'000; ++i)
+        filter.add(std::to_string(t) + "/" + std::to_string(i));
     });
   }
-  for (auto& thread : threads) thread.join();
+  for (auto& thread : threads)
+    thread.join();
   for (int t = 0; t < 4; ++t) {
     for (int i = 0; i < 10'000; ++i)
       ASSERT_TRUE(filter.maybe_contains(std::to_string(t) + "/" + std::to_string(i)));

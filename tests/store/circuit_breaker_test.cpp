@@ -15,7 +15,8 @@ struct FakeClock {
 TEST(CircuitBreakerTest, ClosedAllowsEverything) {
   FakeClock clock;
   CircuitBreaker breaker(milliseconds(100), milliseconds(1000), [&] { return clock.now; });
-  for (int i = 0; i < 5; ++i) EXPECT_TRUE(breaker.allow());
+  for (int i = 0; i < 5; ++i)
+    EXPECT_TRUE(breaker.allow());
   EXPECT_FALSE(breaker.is_open());
 }
 

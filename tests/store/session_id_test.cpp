@@ -30,7 +30,8 @@ TEST(SessionIdTest, IssuedIdVerifiesAndCarriesTenantAndUser) {
 TEST(SessionIdTest, IdsAreUnique) {
   SessionSigner s = signer();
   std::set<std::string> tokens;
-  for (int i = 0; i < 1000; ++i) tokens.insert(s.issue("t", "u")->token());
+  for (int i = 0; i < 1000; ++i)
+    tokens.insert(s.issue("t", "u")->token());
   EXPECT_EQ(tokens.size(), 1000u);
 }
 
@@ -101,8 +102,8 @@ TEST(SessionIdTest, ShortSecretIsRefused) {
 }
 
 TEST(SessionIdTest, SecretIsGeneratedOnceAndKept) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("supportd-secret-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("supportd-secret-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const auto path = dir / "session-secret";
   Result<std::string> first = SessionSigner::load_or_create_secret(path);

@@ -16,13 +16,15 @@ namespace {
 
 std::vector<std::int64_t> seqs(const std::vector<Message>& messages) {
   std::vector<std::int64_t> out;
-  for (const Message& m : messages) out.push_back(m.seq_id);
+  for (const Message& m : messages)
+    out.push_back(m.seq_id);
   return out;
 }
 
 std::vector<std::int64_t> range(std::int64_t from, std::int64_t to) {
   std::vector<std::int64_t> out;
-  for (std::int64_t i = from; i <= to; ++i) out.push_back(i);
+  for (std::int64_t i = from; i <= to; ++i)
+    out.push_back(i);
   return out;
 }
 
@@ -104,7 +106,8 @@ TEST_P(SessionStoreContract, ConcurrentAppendsToOneSessionGetEverySeqIdOnce) {
       }
     });
   }
-  for (auto& thread : threads) thread.join();
+  for (auto& thread : threads)
+    thread.join();
   std::set<std::int64_t> all;
   for (const auto& mine : got) {
     ASSERT_EQ(mine.size(), static_cast<std::size_t>(kEach));
@@ -199,11 +202,13 @@ TEST_P(SessionStoreContract, HandoffLifecycleAndWaitingList) {
   EXPECT_EQ(store_->waiting_for_human(tenant_, 1)->conversations.size(), 1u);
   EXPECT_EQ(store_->waiting_for_human(other, 10)->conversations.size(), 1u);
 
-  Result<Conversation> taken = store_->change_handoff(first, {Handoff::kTaken, "alice", Handoff::kWaiting});
+  Result<Conversation> taken =
+      store_->change_handoff(first, {Handoff::kTaken, "alice", Handoff::kWaiting});
   ASSERT_TRUE(taken.ok()) << taken.error().message;
   EXPECT_EQ(taken->handoff, Handoff::kTaken);
   EXPECT_EQ(taken->agent, "alice");
-  Result<Conversation> late = store_->change_handoff(first, {Handoff::kTaken, "bob", Handoff::kWaiting});
+  Result<Conversation> late =
+      store_->change_handoff(first, {Handoff::kTaken, "bob", Handoff::kWaiting});
   ASSERT_FALSE(late.ok());
   EXPECT_NE(late.error().message.find("alice"), std::string::npos);
   EXPECT_EQ(store_->waiting_for_human(tenant_, 10)->conversations.size(), 1u);
@@ -227,11 +232,15 @@ TEST_P(SessionStoreContract, TwoAgentsRacingForOneConversationOneWins) {
   std::vector<std::thread> agents;
   for (int a = 0; a < 4; ++a) {
     agents.emplace_back([&, a] {
-      if (store_->change_handoff(id, {Handoff::kTaken, "agent" + std::to_string(a), Handoff::kWaiting}).ok())
+      if (store_
+              ->change_handoff(id,
+                               {Handoff::kTaken, "agent" + std::to_string(a), Handoff::kWaiting})
+              .ok())
         ++wins;
     });
   }
-  for (auto& agent : agents) agent.join();
+  for (auto& agent : agents)
+    agent.join();
   EXPECT_EQ(wins.load(), 1);
   EXPECT_EQ(store_->conversation(id)->handoff, Handoff::kTaken);
 }

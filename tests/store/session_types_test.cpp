@@ -52,15 +52,17 @@ TEST(SessionTypesTest, HandoffTransitions) {
   EXPECT_FALSE(ok(Handoff::kTaken, Handoff::kWaiting));
   EXPECT_TRUE(ok(Handoff::kClosed, Handoff::kBot));
   EXPECT_TRUE(ok(Handoff::kClosed, Handoff::kWaiting));
-  EXPECT_TRUE(ok(Handoff::kBot, Handoff::kBot));  // no-op
+  EXPECT_TRUE(ok(Handoff::kBot, Handoff::kBot));                // no-op
   EXPECT_FALSE(ok(Handoff::kBot, Handoff::kWaiting, "alice"));  // agent only when taken
 }
 
 TEST(SessionTypesTest, ExpectedStateGuardsAgainstTwoAgents) {
-  Status second = check_handoff(Handoff::kTaken, "alice", {Handoff::kTaken, "bob", Handoff::kWaiting});
+  Status second =
+      check_handoff(Handoff::kTaken, "alice", {Handoff::kTaken, "bob", Handoff::kWaiting});
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.error().message.find("alice"), std::string::npos);
-  EXPECT_TRUE(check_handoff(Handoff::kWaiting, "", {Handoff::kTaken, "bob", Handoff::kWaiting}).ok());
+  EXPECT_TRUE(
+      check_handoff(Handoff::kWaiting, "", {Handoff::kTaken, "bob", Handoff::kWaiting}).ok());
 }
 
 }  // namespace

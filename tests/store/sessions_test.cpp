@@ -13,7 +13,9 @@ class CountingStore : public SessionStore {
  public:
   CountingStore(std::unique_ptr<SessionStore> inner, std::atomic<int>* calls)
       : inner_(std::move(inner)), calls_(calls) {}
-  Result<Conversation> create(const SessionId& id) override { return (++*calls_, inner_->create(id)); }
+  Result<Conversation> create(const SessionId& id) override {
+    return (++*calls_, inner_->create(id));
+  }
   Result<std::int64_t> append(const SessionId& id, const NewMessage& m) override {
     return (++*calls_, inner_->append(id, m));
   }
@@ -33,7 +35,9 @@ class CountingStore : public SessionStore {
   Status rate_conversation(const SessionId& id, int csat) override {
     return (++*calls_, inner_->rate_conversation(id, csat));
   }
-  Result<Feedback> feedback(const SessionId& id) override { return (++*calls_, inner_->feedback(id)); }
+  Result<Feedback> feedback(const SessionId& id) override {
+    return (++*calls_, inner_->feedback(id));
+  }
   Result<WaitingList> waiting_for_human(std::string_view tenant, std::size_t limit) override {
     return inner_->waiting_for_human(tenant, limit);
   }
@@ -120,9 +124,11 @@ TEST_F(SessionsTest, MalformedForgedAndNeverIssuedIdsNeverReachTheStore) {
 
 TEST_F(SessionsTest, TheFilterIsRebuiltFromTheStoreAtStart) {
   std::vector<std::string> ids;
-  for (int i = 0; i < 20; ++i) ids.push_back(sessions_->create("acme", std::string("u").append(std::to_string(i)))->session);
+  for (int i = 0; i < 20; ++i)
+    ids.push_back(sessions_->create("acme", std::string("u").append(std::to_string(i)))->session);
   open();
-  for (const std::string& id : ids) ASSERT_TRUE(sessions_->append(id, {Role::kUser, "again"}).ok());
+  for (const std::string& id : ids)
+    ASSERT_TRUE(sessions_->append(id, {Role::kUser, "again"}).ok());
   EXPECT_EQ(sessions_->stats().bloom_entries, 20u);
   EXPECT_EQ(sessions_->stats().refused_unknown, 0);
 }

@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
-#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <random>

@@ -66,7 +66,8 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& log, bool as_p
   }
   ::prctl(PR_SET_PDEATHSIG, death_signal);  // after setuid, which clears it
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   ::execv(args[0], args.data());
   ::_exit(127);
@@ -110,8 +111,8 @@ fs::path postgres_template() {
   fs::remove_all(staging);
   fs::create_directories(staging);
   chown_tree(staging);
-  const int rc = run({(postgres_bin() / "initdb").string(), "-D", (staging / "data").string(),
-                      "-U", "supportd", "--auth=trust", "--no-sync"},
+  const int rc = run({(postgres_bin() / "initdb").string(), "-D", (staging / "data").string(), "-U",
+                      "supportd", "--auth=trust", "--no-sync"},
                      staging / "initdb.log", true);
   EXPECT_EQ(rc, 0) << "initdb failed; see " << (staging / "initdb.log");
   const fs::path partial = root / ("postgres-template.partial." + std::to_string(::getpid()));

@@ -182,7 +182,8 @@ TEST_F(TieredFaultTest, AKilledProcessLosesNoAcknowledgedMessage) {
   ::kill(child, SIGKILL);  // mid-append, no shutdown
   int status = 0;
   ::waitpid(child, &status, 0);
-  while (::read(acks[0], &value, sizeof(value)) == sizeof(value)) acknowledged = value;
+  while (::read(acks[0], &value, sizeof(value)) == sizeof(value))
+    acknowledged = value;
   ::close(acks[0]);
   ASSERT_GE(acknowledged, 40) << "the child failed: status " << status;
 

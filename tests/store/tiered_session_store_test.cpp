@@ -52,7 +52,8 @@ TEST_F(TieredSessionStoreTest, MessagesReachRedisAndPostgres) {
   TempDir dir;
   auto store = open(dir);
   SessionId id = create(*store);
-  for (int i = 1; i <= 20; ++i) ASSERT_EQ(*store->append(id, {Role::kUser, text(i)}), i);
+  for (int i = 1; i <= 20; ++i)
+    ASSERT_EQ(*store->append(id, {Role::kUser, text(i)}), i);
   ASSERT_TRUE(store->flush(std::chrono::seconds(20)).ok());
   expect_exactly(archived_messages(postgres_, id), 20, text);
   std::optional<SessionView> cached = cached_view(redis_, id);
@@ -76,11 +77,13 @@ TEST_F(TieredSessionStoreTest, ACachedCopyOlderThanTheDatabaseIsReloadedFromIt) 
   TempDir first_dir;
   auto store = open(first_dir);
   SessionId id = create(*store);
-  for (int i = 1; i <= 5; ++i) ASSERT_TRUE(store->append(id, {Role::kUser, text(i)}).ok());
+  for (int i = 1; i <= 5; ++i)
+    ASSERT_TRUE(store->append(id, {Role::kUser, text(i)}).ok());
   ASSERT_TRUE(store->flush(std::chrono::seconds(20)).ok());
   RedisClient client(*RedisClient::parse_address(redis_));
   const std::string old_copy = client.command({"GET", "session:" + id.key()})->string;
-  for (int i = 6; i <= 12; ++i) ASSERT_TRUE(store->append(id, {Role::kUser, text(i)}).ok());
+  for (int i = 6; i <= 12; ++i)
+    ASSERT_TRUE(store->append(id, {Role::kUser, text(i)}).ok());
   ASSERT_TRUE(store->flush(std::chrono::seconds(20)).ok());
   store.reset();
 
@@ -105,7 +108,8 @@ TEST_F(TieredSessionStoreTest, AStaleCopyIsRewrittenByTheProcessThatKnowsBetter)
   TempDir dir;
   auto store = open(dir);
   SessionId id = create(*store);
-  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(store->append(id, {Role::kUser, text(i)}).ok());
+  for (int i = 1; i <= 3; ++i)
+    ASSERT_TRUE(store->append(id, {Role::kUser, text(i)}).ok());
   RedisClient client(*RedisClient::parse_address(redis_));
   const std::string old_copy = client.command({"GET", "session:" + id.key()})->string;
   ASSERT_TRUE(store->append(id, {Role::kUser, text(4)}).ok());
@@ -133,13 +137,15 @@ TEST_F(TieredSessionStoreTest, TwoProcessesWritingOneSessionStayGapless) {
     writers[w] = std::thread([&, w] {
       TieredSessionStore& store = w == 0 ? *first : *second;
       for (int i = 0; i < kEach; ++i) {
-        std::string message = std::string("w").append(std::to_string(w)).append("-").append(std::to_string(i));
+        std::string message =
+            std::string("w").append(std::to_string(w)).append("-").append(std::to_string(i));
         Result<std::int64_t> seq = store.append(id, {Role::kUser, message});
         if (seq.ok()) acknowledged[w].emplace_back(*seq, message);
       }
     });
   }
-  for (auto& writer : writers) writer.join();
+  for (auto& writer : writers)
+    writer.join();
   ASSERT_TRUE(first->flush(std::chrono::seconds(30)).ok());
   ASSERT_TRUE(second->flush(std::chrono::seconds(30)).ok());
   std::vector<Message> archived = archived_messages(postgres_, id);
