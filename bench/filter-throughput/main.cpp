@@ -374,9 +374,11 @@ int main(int argc, char** argv) {
       std::chrono::steady_clock::now() - compile_start;
   loaded.rules = *rules;
   fixture = &loaded;
-  std::printf("corpus: %zu messages, %zu bytes; rules: %zu, parsed and compiled in %.0f ms\n",
-              loaded.messages.size(), loaded.bytes, loaded.rules->rules().size(),
-              compile_time.count());
+  std::printf(
+      "corpus: %zu messages, %zu bytes; rules: %zu, parsed and compiled in %.0f ms; longest "
+      "output match %zu bytes\n",
+      loaded.messages.size(), loaded.bytes, loaded.rules->rules().size(), compile_time.count(),
+      loaded.rules->longest_output_match());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

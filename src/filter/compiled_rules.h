@@ -17,6 +17,7 @@ namespace supportd::filter {
 
 struct CompiledRule {
   std::string word;              // kWord: the word normalized (NFKC_Casefold)
+  std::string pattern;           // kRegex: the pattern with its literals case-folded
   bool boundary_before = false;  // kWord: starts with a word character, needs a boundary
   bool boundary_after = false;   // kWord: ends with a word character, needs a boundary
   std::size_t max_width = 0;     // longest match in normalized bytes (kUnbounded possible)
@@ -53,6 +54,10 @@ struct CompiledRules {
 // The end of `text` counts as a boundary.
 bool word_boundaries_hold(const CompiledRule& rule, std::string_view text, std::size_t begin,
                           std::size_t end);
+
+// A regular expression with its literal letters case-folded (the text it runs on is), its
+// escapes (\D, \p{Lu}, \x{41}) left as written.
+std::string fold_pattern_case(std::string_view pattern);
 
 // Appends `original` with every character replaced by '*'.
 void append_mask(std::string& out, std::string_view original);

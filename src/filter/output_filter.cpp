@@ -127,9 +127,7 @@ void OutputFilter::resolve(const PatternMatch& match, bool final, std::optional<
     case Action::kRefuse:
       if (!refused || span.begin < refused->begin) refused = span;
       break;
-    case Action::kMask:
-      masks_.push_back(span);
-      break;
+    case Action::kMask: masks_.push_back(span); break;
     case Action::kFlag:
       if (!flagged_[index]) {
         flagged_[index] = true;

@@ -9,8 +9,10 @@
 namespace supportd::filter {
 namespace {
 
-constexpr unsigned kRegexFlags =
-    HS_FLAG_UTF8 | HS_FLAG_UCP | HS_FLAG_CASELESS | HS_FLAG_SOM_LEFTMOST;
+// No HS_FLAG_CASELESS: the text is case-folded and so are the patterns (fold_pattern_case);
+// caseless Unicode matching would count every letter as up to 3 bytes (K matches U+212A KELVIN
+// SIGN) and triple the hold-back of streamed answers.
+constexpr unsigned kRegexFlags = HS_FLAG_UTF8 | HS_FLAG_UCP | HS_FLAG_SOM_LEFTMOST;
 
 // A literal as a Hyperscan expression: every byte escaped, so nothing in it is syntax.
 std::string escape_literal(std::string_view literal) {

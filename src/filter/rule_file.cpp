@@ -151,24 +151,18 @@ Result<RuleFile> read_rule_file(const std::string& path) {
 
 const char* action_name(Action action) {
   switch (action) {
-    case Action::kRefuse:
-      return "refuse";
-    case Action::kMask:
-      return "mask";
-    case Action::kFlag:
-      return "flag";
+    case Action::kRefuse: return "refuse";
+    case Action::kMask: return "mask";
+    case Action::kFlag: return "flag";
   }
   return "refuse";
 }
 
 const char* scope_name(Scope scope) {
   switch (scope) {
-    case Scope::kBoth:
-      return "both";
-    case Scope::kInput:
-      return "input";
-    case Scope::kOutput:
-      return "output";
+    case Scope::kBoth: return "both";
+    case Scope::kInput: return "input";
+    case Scope::kOutput: return "output";
   }
   return "both";
 }

@@ -1,8 +1,10 @@
 #include "filter/rule_set.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
+#include <unicode/utf8.h>
 
 #include "filter/compiled_rules.h"
 #include "filter/text_normalizer.h"
@@ -39,12 +41,13 @@ Result<CompiledRule> compile_word(const Rule& rule) {
 }
 
 Result<CompiledRule> compile_regex(const Rule& rule) {
-  Result<PatternWidth> width = inspect_regex({rule.source, rule.text, false});
+  CompiledRule compiled;
+  compiled.pattern = fold_pattern_case(rule.text);
+  Result<PatternWidth> width = inspect_regex({rule.source, compiled.pattern, false});
   if (!width.ok()) return width.error();
   if (width->min == 0) {
     return Error::invalid(fmt::format("{}: regex can match empty text", rule.source), rule.source);
   }
-  CompiledRule compiled;
   compiled.max_width = width->max;
   if (rule.applies_to_output()) {
     if (width->max == PatternWidth::kUnbounded) {
@@ -72,7 +75,8 @@ Status compile_side(const CompiledRules& rules, bool input, PatternDatabase::Mod
     const Rule& rule = rules.rules[i];
     if (input ? !rule.applies_to_input() : !rule.applies_to_output()) continue;
     const bool word = rule.kind == RuleKind::kWord;
-    patterns.push_back({rule.source, word ? rules.compiled[i].word : rule.text, word});
+    const CompiledRule& compiled = rules.compiled[i];
+    patterns.push_back({rule.source, word ? compiled.word : compiled.pattern, word});
     side.rule_of_pattern.push_back(i);
   }
   if (patterns.empty()) return {};
@@ -147,6 +151,52 @@ bool word_boundaries_hold(const CompiledRule& rule, std::string_view text, std::
   if (rule.boundary_before && word_character_before(text, begin)) return false;
   if (rule.boundary_after && word_character_at(text, end)) return false;
   return true;
+}
+
+std::string fold_pattern_case(std::string_view pattern) {
+  std::string out;
+  out.reserve(pattern.size());
+  const auto* bytes = reinterpret_cast<const uint8_t*>(pattern.data());
+  const auto size = static_cast<int32_t>(pattern.size());
+  int32_t i = 0;
+  while (i < size) {
+    const int32_t start = i;
+    UChar32 c = 0;
+    U8_NEXT(bytes, i, size, c);
+    if (c == '\\' && i < size) {  // an escape stays as written, with its {argument}
+      U8_NEXT(bytes, i, size, c);
+      if (c == 'c' && i < size) {  // \cX: a control character
+        U8_NEXT(bytes, i, size, c);
+      } else if (std::string_view("pPxoNgk").find(static_cast<char>(c)) != std::string_view::npos &&
+                 c < 0x80 && i < size && pattern[static_cast<std::size_t>(i)] == '{') {
+        const std::size_t close = pattern.find('}', static_cast<std::size_t>(i));
+        i = close == std::string_view::npos ? size : static_cast<int32_t>(close + 1);
+      }
+      out.append(
+          pattern.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
+      continue;
+    }
+    if (c < 0) {  // ill-formed: rule files are checked for UTF-8, keep the byte regardless
+      out.append(
+          pattern.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
+      continue;
+    }
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+      continue;
+    }
+    // The text's normalization, character by character ("Ｂ" -> "b", "ß" -> "ss"); ASCII
+    // punctuation it yields ("（" -> "(") stays a literal, not regex syntax.
+    const std::string folded = normalize_text(pattern.substr(static_cast<std::size_t>(start),
+                                                             static_cast<std::size_t>(i - start)))
+                                   .text();
+    for (char f : folded) {
+      const auto byte = static_cast<unsigned char>(f);
+      if (byte < 0x80 && !std::isalnum(byte) && f != ' ') out.push_back('\\');
+      out.push_back(f);
+    }
+  }
+  return out;
 }
 
 void append_mask(std::string& out, std::string_view original) {

@@ -27,10 +27,8 @@ bool is_word_character(UChar32 c) {
     case USCRIPT_KHMER:
     case USCRIPT_MYANMAR:
     case USCRIPT_TIBETAN:
-    case USCRIPT_YI:
-      return false;
-    default:
-      return true;
+    case USCRIPT_YI: return false;
+    default: return true;
   }
 }
 

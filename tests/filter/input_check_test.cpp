@@ -114,6 +114,23 @@ TEST_F(InputCheckTest, IllFormedBytesBecomeReplacementCharacters) {
   EXPECT_EQ(verdict.text, "***\xEF\xBF\xBD ok");
 }
 
+TEST(InputCheckPatternTest, PatternsAreFoldedLikeTheTextButEscapesKeepTheirMeaning) {
+  const auto rules = rules_from(
+      "refuse a regex: WIRE\\s{0,3}Transfer\n"  // upper case in the pattern
+      "refuse b regex: 全额（退款）\n"          // full-width parentheses stay literal
+      "refuse c regex: x\\Dy\n"                 // \D stays "not a digit"
+      "refuse d regex: ＣＶＶ[0-9]{3}\n");      // full-width letters fold
+  EXPECT_EQ(rules->check_input("a Wire Transfer").decision, Decision::kRefuse);
+  EXPECT_EQ(rules->check_input("全额(退款)").decision, Decision::kRefuse);
+  EXPECT_EQ(rules->check_input("全额（退款）").decision, Decision::kRefuse);
+  EXPECT_EQ(rules->check_input("全额退款").decision, Decision::kAllow);
+  EXPECT_EQ(rules->check_input("x-y").decision, Decision::kRefuse);
+  EXPECT_EQ(rules->check_input("x1y").decision, Decision::kAllow);
+  EXPECT_EQ(rules->check_input("cvv123").decision, Decision::kRefuse);
+  // Case is folded before matching, so a letter counts one byte in the hold-back width.
+  EXPECT_EQ(rules->longest_output_match(), 21u);  // "wire" + 3 x \s (3 bytes) + "transfer"
+}
+
 TEST_F(InputCheckTest, OneRuleSetServesManyThreadsAtOnce) {
   // Each scan leases Hyperscan scratch space from the rule set's pool; run them concurrently.
   const std::vector<std::string> messages = {"a bomb", "你他妈的", "acct-1234567", "hello"};

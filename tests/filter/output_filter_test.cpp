@@ -123,6 +123,19 @@ TEST_F(OutputFilterTest, HoldsBackOnlyWhatCouldStillMatch) {
   EXPECT_EQ(filter.finish(), "");
 }
 
+TEST_F(OutputFilterTest, RegexRulesHoldTheirLongestWidth) {
+  // acct-[0-9]{6,10} is at most 15 bytes long: a match ending later starts in the last 14.
+  // (\d is Unicode-aware: a digit may take 4 bytes, so acct-\d{6,10} may take 45.)
+  EXPECT_EQ(rules_from("mask account regex: acct-\\d{6,10}\n")->longest_output_match(), 45u);
+  const auto regex = rules_from("mask account regex: acct-[0-9]{6,10}\n");
+  EXPECT_EQ(regex->longest_output_match(), 15u);
+  OutputFilter filter(regex);
+  EXPECT_EQ(filter.push("Your account number is "), "Your acco");  // 23 - 14 bytes
+  // The match must not be cut: the emission point stops at its start until it is complete.
+  EXPECT_EQ(filter.push("acct-12345678, thanks. "), "unt number is ");
+  EXPECT_EQ(filter.finish(), std::string(13, '*') + ", thanks. ");
+}
+
 TEST_F(OutputFilterTest, HeldTextIsBoundedByTheLongestMatch) {
   const std::string text =
       "Thanks for waiting. Your parcel left our warehouse and should arrive on Friday; the "

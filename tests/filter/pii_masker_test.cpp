@@ -24,6 +24,7 @@ TEST(PiiMaskerTest, MasksPhoneNumbers) {
   EXPECT_EQ(mask_pii("UK +44 20 7946 0958 or 020 7946 0958 or 07700 900123"),
             "UK [phone] or [phone] or [phone]");
   EXPECT_EQ(mask_pii("DE +49 30 1234567"), "DE [phone]");
+  EXPECT_EQ(mask_pii("UK +44 (0)20 7946 0958."), "UK [phone].");
   EXPECT_EQ(mask_pii("全角１３８１２３４５６７８号"), "全角[phone]号");
 }
 
