@@ -21,12 +21,9 @@ json::object timings_json(const engine::Timings& t) {
 // finish_reason as OpenAI spells it; null when the request did not end normally.
 json::value finish_json(engine::FinishReason reason) {
   switch (reason) {
-    case engine::FinishReason::kStop:
-      return "stop";
-    case engine::FinishReason::kLength:
-      return "length";
-    default:
-      return nullptr;
+    case engine::FinishReason::kStop: return "stop";
+    case engine::FinishReason::kLength: return "length";
+    default: return nullptr;
   }
 }
 
@@ -37,7 +34,7 @@ std::pair<int, std::string> end_error(const engine::Completion& c) {
       return {503, http::error_body("the request was cancelled (the server is shutting down)",
                                     "server_error", "cancelled")};
     case engine::FinishReason::kDeadline:
-      return {504, http::error_body("the request's deadline passed before it finished",
+      return {503, http::error_body("the request could not start before its deadline (timeout)",
                                     "server_error", "deadline_exceeded")};
     default:
       return {500, http::error_body(c.error.message.empty() ? "generation failed" : c.error.message,
@@ -52,19 +49,24 @@ bool ended_normally(engine::FinishReason r) {
 class StreamingSink final : public engine::GenerationSink {
  public:
   StreamingSink(std::shared_ptr<http::ReplyStream> reply, CompletionFormat format)
-      : reply_(std::move(reply)), format_(std::move(format)) {
-    reply_->open(200, "text/event-stream");
-    if (format_.chat) {
-      send(chunk(json::object{{"role", "assistant"}, {"content", ""}}, nullptr));
-    }
-  }
+      : reply_(std::move(reply)), format_(std::move(format)) {}
 
   void on_text(std::string_view text) override {
+    open();
     send(chunk(format_.chat ? json::value(json::object{{"content", text}}) : json::value(text),
                nullptr));
   }
 
   void on_done(const engine::Completion& c) override {
+    if (!opened_ && !ended_normally(c.reason)) {
+      // Nothing was streamed yet: answer with a proper HTTP error instead of a stream.
+      auto [status, body] = end_error(c);
+      http::Response response = http::Response::json(status, std::move(body));
+      if (status == 503) response.headers.emplace_back("Retry-After", "1");
+      reply_->respond(std::move(response));
+      return;
+    }
+    open();
     if (ended_normally(c.reason)) {
       json::object last = chunk(format_.chat ? json::value(json::object{}) : json::value(""),
                                 finish_json(c.reason));
@@ -106,8 +108,18 @@ class StreamingSink final : public engine::GenerationSink {
 
   void send(const json::object& o) { reply_->write("data: " + json::serialize(o) + "\n\n"); }
 
+  // The stream starts with the first token (or the end), so that a request refused while
+  // waiting still gets an HTTP status that says so.
+  void open() {
+    if (opened_) return;
+    opened_ = true;
+    reply_->open(200, "text/event-stream");
+    if (format_.chat) send(chunk(json::object{{"role", "assistant"}, {"content", ""}}, nullptr));
+  }
+
   std::shared_ptr<http::ReplyStream> reply_;
   CompletionFormat format_;
+  bool opened_ = false;
 };
 
 class CollectingSink final : public engine::GenerationSink {

@@ -6,9 +6,12 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
+#include "api/access.h"
 #include "api/completion_sinks.h"
 #include "api/errors.h"
+#include "api/metering_sink.h"
 #include "api/openai_request.h"
+#include "api/serving_metrics.h"
 #include "engine/engine.h"
 #include "http/reply_stream.h"
 
@@ -43,10 +46,67 @@ http::Response list_models(Services& services, http::Request&) {
       200, json::serialize(json::object{{"object", "list"}, {"data", json::array{model}}}));
 }
 
+namespace {
+
+// The request's class: the body's "priority", else the X-Priority header, else the key's default.
+Result<sched::Priority> request_priority(const http::Request& request, const CompletionCall& call,
+                                         const Caller& caller) {
+  if (call.priority) return *call.priority;
+  if (const auto header = request.header("x-priority"); !header.empty()) {
+    if (auto p = sched::parse_priority(header)) return *p;
+    return Error::invalid("X-Priority must be high, normal or low", "priority");
+  }
+  return caller.default_priority;
+}
+
+// The latest start: the body's "timeout" (seconds), else the X-Timeout header.
+Result<std::optional<engine::Clock::time_point>> request_deadline(const http::Request& request,
+                                                                  const CompletionCall& call) {
+  std::optional<double> seconds = call.timeout_s;
+  if (!seconds) {
+    if (const auto header = request.header("x-timeout"); !header.empty()) {
+      char* end = nullptr;
+      const std::string text(header);
+      const double value = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end != '\0' || !(value > 0) || value > 86400) {
+        return Error::invalid("X-Timeout must be a number of seconds between 0 and 86400",
+                              "timeout");
+      }
+      seconds = value;
+    }
+  }
+  if (!seconds) return std::optional<engine::Clock::time_point>();
+  return std::optional<engine::Clock::time_point>(
+      engine::Clock::now() +
+      std::chrono::duration_cast<engine::Clock::duration>(std::chrono::duration<double>(*seconds)));
+}
+
+void record_refusal(Services& services, const Caller& caller, sched::Priority priority,
+                    Outcome outcome) {
+  if (services.metrics == nullptr) return;
+  RequestRecord r;
+  r.priority = sched::priority_name(priority);
+  r.tenant = caller.tenant;
+  r.outcome = outcome;
+  services.metrics->record(r);
+}
+
+}  // namespace
+
 http::Response create_completion(Services& services, http::Request& request, bool chat) {
   engine::Engine& engine = *services.engine;
+  Caller caller;
+  if (services.access != nullptr) {
+    auto identified = services.access->identify(request);
+    if (!identified) return error_response(identified.error());
+    caller = *identified;
+  }
   auto call = parse_completion_call(request.body, chat);
   if (!call) return error_response(call.error());
+  auto priority = request_priority(request, *call, caller);
+  if (!priority) return error_response(priority.error());
+  auto deadline = request_deadline(request, *call);
+  if (!deadline) return error_response(deadline.error());
   const auto& card = engine.model();
   if (!call->model.empty() && call->model != card.id) {
     return error_response(Error{
@@ -54,17 +114,38 @@ http::Response create_completion(Services& services, http::Request& request, boo
         "model '" + call->model + "' is not served here (this server serves '" + card.id + "')",
         "model"});
   }
+  if (services.access != nullptr) {
+    if (Status admitted = services.access->admit(caller); !admitted) {
+      record_refusal(services, caller, *priority, Outcome::kRateLimited);
+      return error_response(admitted.error());
+    }
+  }
 
   CompletionFormat format{chat, next_id(chat ? "chatcmpl" : "cmpl"), card.id, unix_now(),
                           call->include_usage};
   call->request.id = format.id;
+  call->request.priority = *priority;
+  call->request.tenant = caller.tenant;
+  call->request.deadline = *deadline;
   auto reply = std::make_shared<http::ReplyStream>();
   auto sink =
       call->stream ? make_streaming_sink(reply, format) : make_collecting_sink(reply, format);
+  sink = make_metering_sink(std::move(sink), services.metrics, services.access, caller, *priority);
   auto id = engine.submit(std::move(call->request), sink);
-  if (!id) return error_response(id.error());
+  if (!id) {
+    if (id.error().code == ErrorCode::kOverloaded) {
+      record_refusal(services, caller, *priority, Outcome::kRejectedQueueFull);
+    } else if (id.error().code == ErrorCode::kDeadline) {
+      record_refusal(services, caller, *priority, Outcome::kRejectedDeadline);
+    }
+    return error_response(id.error());
+  }
   reply->on_cancel([&engine, id = *id] { engine.cancel(id); });
   http::Response response = http::Response::deferred(reply);
+  if (card.meaningless_text) {
+    response.headers.emplace_back("X-Supportd-Notice",
+                                  "synthesized model with random weights: text is meaningless");
+  }
   return response;
 }
 

@@ -206,6 +206,11 @@ Result<CompletionCall> parse_completion_call(std::string_view text, bool chat) {
       s.seed = static_cast<std::uint32_t>(*seed);
     }
     r.stop = stops(body);
+    if (auto priority = string(body, "priority")) {
+      call.priority = sched::parse_priority(*priority);
+      if (!call.priority) bad("priority", "priority must be \"high\", \"normal\" or \"low\"");
+    }
+    call.timeout_s = number(body, "timeout", 0.001, 86400);
     r.ignore_eos = boolean(body, "ignore_eos").value_or(false);
   } catch (const BadField& e) {
     return Error::invalid(e.message, e.param);

@@ -14,7 +14,9 @@ struct CompletionCall {
   engine::GenerationRequest request;
   std::string model;  // as sent; empty when omitted
   bool stream = false;
-  bool include_usage = false;  // stream_options.include_usage
+  bool include_usage = false;               // stream_options.include_usage
+  std::optional<sched::Priority> priority;  // "priority": "high" | "normal" | "low"
+  std::optional<double> timeout_s;          // "timeout": seconds the request may wait to start
 };
 
 // `chat`: the body of /v1/chat/completions, else of /v1/completions.

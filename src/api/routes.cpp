@@ -21,6 +21,7 @@ http::Router make_router(Services& s) {
              bind([](Services& s, http::Request& r) { return create_completion(s, r, false); }));
   // Operations.
   router.add("GET", "/v1/stats", bind(stats));
+  router.add("GET", "/metrics", bind(metrics));
   return router;
 }
 

@@ -9,9 +9,15 @@ class Engine;
 
 namespace supportd::api {
 
-// What the handlers need; owned by the caller and outliving the router.
+class Access;
+class ServingMetrics;
+
+// What the handlers need; owned by the caller and outliving the router. Only `engine` is
+// required; without `access` nobody needs a key, without `metrics` nothing is recorded.
 struct Services {
   engine::Engine* engine = nullptr;
+  Access* access = nullptr;
+  ServingMetrics* metrics = nullptr;
 };
 
 http::Router make_router(Services& services);

@@ -1,34 +1,25 @@
 #include "api/stats_handlers.h"
 
-#include <boost/json.hpp>
-
-#include "engine/engine.h"
+#include "api/serving_metrics.h"
+#include "obs/metrics.h"
 
 namespace supportd::api {
-namespace json = boost::json;
 
 http::Response stats(Services& services, http::Request&) {
-  const engine::EngineStats s = services.engine->stats();
-  json::object waiting;
-  for (int p = 0; p < engine::kPriorityCount; ++p) {
-    waiting[sched::priority_name(static_cast<sched::Priority>(p))] = s.waiting_by_priority[p];
+  if (services.metrics == nullptr) {
+    return http::error_response(404, "metrics are not enabled", "invalid_request_error",
+                                "not_found");
   }
-  json::object engine{{"running", s.running},
-                      {"waiting", s.waiting},
-                      {"waiting_by_priority", std::move(waiting)},
-                      {"kv_cells_used", s.kv_cells_used},
-                      {"kv_cells_total", s.kv_cells_total},
-                      {"prefix_cache_cells", s.prefix_cache_tokens},
-                      {"prefix_lookups", s.prefix_lookups},
-                      {"prefix_hits", s.prefix_hits},
-                      {"prompt_tokens_reused", s.prompt_tokens_reused},
-                      {"steps", s.steps},
-                      {"step_tokens", s.step_tokens},
-                      {"tokens_generated", s.tokens_generated},
-                      {"last_step_ms", s.last_step_ms}};
-  return http::Response::json(200,
-                              json::serialize(json::object{{"model", services.engine->model().id},
-                                                           {"engine", std::move(engine)}}));
+  return http::Response::json(200, services.metrics->stats_json());
+}
+
+http::Response metrics(Services& services, http::Request&) {
+  if (services.metrics == nullptr) {
+    return http::error_response(404, "metrics are not enabled", "invalid_request_error",
+                                "not_found");
+  }
+  return http::Response::text(200, services.metrics->registry().expose(),
+                              "text/plain; version=0.0.4; charset=utf-8");
 }
 
 }  // namespace supportd::api

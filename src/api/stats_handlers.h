@@ -1,4 +1,5 @@
-// Operational endpoints: /v1/stats (JSON).
+// Operational endpoints: /v1/stats (JSON, percentiles over a sliding window) and /metrics
+// (Prometheus text format).
 #pragma once
 
 #include "api/routes.h"
@@ -7,5 +8,6 @@
 namespace supportd::api {
 
 http::Response stats(Services& services, http::Request& request);
+http::Response metrics(Services& services, http::Request& request);
 
 }  // namespace supportd::api

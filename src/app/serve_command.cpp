@@ -9,13 +9,16 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "api/access.h"
 #include "api/routes.h"
+#include "api/serving_metrics.h"
 #include "app/commands.h"
 #include "app/serve_config.h"
 #include "engine/llama/llama_engine.h"
 #include "engine/upstream/upstream_engine.h"
 #include "http/server.h"
 #include "model/synth.h"
+#include "obs/metrics.h"
 
 namespace supportd::app {
 namespace {
@@ -72,7 +75,10 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
     fmt::print(stderr, "error: {}\n", engine.error().message);
     return 1;
   }
-  api::Services services{engine->get()};
+  api::Access access(config.api_keys);
+  obs::Registry registry;
+  api::ServingMetrics metrics(registry, **engine);
+  api::Services services{engine->get(), &access, &metrics};
   http::Router router = api::make_router(services);
   http::Server server(config.http,
                       [&router](http::Request& request) { return router.dispatch(request); });

@@ -36,6 +36,58 @@ void collect_keys(const toml::table& table, const std::string& prefix,
   }
 }
 
+// [[api_keys]] tables: key, tenant, priority, weight, requests_per_second, burst,
+// tokens_per_minute.
+Status read_api_keys(const toml::table& table, const std::string& file,
+                     std::vector<api::ApiKey>& out) {
+  const toml::node* node = table.get("api_keys");
+  if (node == nullptr) return {};
+  const toml::array* array = node->as_array();
+  if (array == nullptr) {
+    return Error::invalid(fmt::format("{}:{}: api_keys must be an array of tables ([[api_keys]])",
+                                      file, node->source().begin.line));
+  }
+  for (const toml::node& entry : *array) {
+    const int line = static_cast<int>(entry.source().begin.line);
+    const toml::table* t = entry.as_table();
+    if (t == nullptr)
+      return Error::invalid(fmt::format("{}:{}: each api_keys entry must be a table", file, line));
+    api::ApiKey key;
+    for (const auto& [name, value] : *t) {
+      const std::string k(name.str());
+      bool ok = true;
+      if (k == "key") {
+        ok = assign(value, key.key);
+      } else if (k == "tenant") {
+        ok = assign(value, key.tenant);
+      } else if (k == "priority") {
+        std::string p;
+        ok = assign(value, p) && sched::parse_priority(p).has_value();
+        if (ok) key.priority = *sched::parse_priority(p);
+      } else if (k == "weight") {
+        ok = assign(value, key.weight) && key.weight > 0;
+      } else if (k == "requests_per_second") {
+        ok = assign(value, key.limit.requests_per_second) && key.limit.requests_per_second >= 0;
+      } else if (k == "burst") {
+        ok = assign(value, key.limit.burst_requests) && key.limit.burst_requests >= 0;
+      } else if (k == "tokens_per_minute") {
+        ok = assign(value, key.limit.tokens_per_minute) && key.limit.tokens_per_minute >= 0;
+      } else {
+        return Error::invalid(fmt::format("{}:{}: unknown api_keys setting '{}'", file,
+                                          value.source().begin.line, k));
+      }
+      if (!ok) {
+        return Error::invalid(fmt::format("{}:{}: api_keys.{} has a wrong type or value", file,
+                                          value.source().begin.line, k));
+      }
+    }
+    if (key.key.empty())
+      return Error::invalid(fmt::format("{}:{}: an api_keys entry needs a key", file, line));
+    out.push_back(std::move(key));
+  }
+  return {};
+}
+
 }  // namespace
 
 template <typename T>
@@ -95,6 +147,26 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
   bind("http", "read-timeout", cfg.read_timeout_s, "Seconds to receive a whole request");
   bind("http", "write-timeout", cfg.write_timeout_s, "Seconds a client may take to accept a write");
   bind("http", "max-connections", h.max_connections, "Open connections at most");
+  bind("scheduling", "queue-limit-high", cfg.queue_limit_high,
+       "Waiting high requests at most (0: no bound)");
+  bind("scheduling", "queue-limit-normal", cfg.queue_limit_normal,
+       "Waiting normal requests at most (0: no bound)");
+  bind("scheduling", "queue-limit-low", cfg.queue_limit_low,
+       "Waiting low requests at most (0: no bound)");
+  bind("scheduling", "aging-ms", cfg.aging_ms,
+       "A waiting request moves up one priority class per this many ms (0: never)");
+  bind("scheduling", "batching", cfg.batching,
+       "continuous (requests join the running batch every step) or dynamic (fixed batches)");
+  bind("scheduling", "batch-max", cfg.batch_max, "Dynamic batching: requests per batch at most");
+  bind("scheduling", "batch-window-ms", cfg.batch_window_ms,
+       "Dynamic batching: longest wait to fill a batch");
+  bind("scheduling", "early-release-count", cfg.early_release_count,
+       "Dynamic batching: start at once when fewer than this many arrived within "
+       "--early-release-ms");
+  bind("scheduling", "early-release-ms", cfg.early_release_ms,
+       "Dynamic batching: see --early-release-count");
+  bind("scheduling", "preemption", cfg.preemption,
+       "How a higher class takes a lower one's place: save (KV kept in memory), recompute, off");
   bind("http", "port-file", cfg.port_file, "Write the bound port to this file once listening");
   bind("http", "shutdown-grace", cfg.shutdown_grace_s,
        "Seconds in-flight requests get to finish on SIGTERM before they are cancelled");
@@ -109,6 +181,9 @@ Status ServeFlags::finish() {
       return Error::invalid(fmt::format("{}:{}:{}: {}", config_.config_file, e.source().begin.line,
                                         e.source().begin.column, e.description()));
     }
+    if (Status keys = read_api_keys(table, config_.config_file, config_.api_keys); !keys)
+      return keys;
+    table.erase("api_keys");
     std::vector<std::pair<std::string, const toml::node*>> keys;
     collect_keys(table, "", keys);
     for (const auto& [key, node] : keys) {
@@ -137,6 +212,32 @@ Status ServeFlags::finish() {
   if (!e.model_path.empty() && !config_.upstream.url.empty()) {
     return Error::invalid("give either --model or --upstream, not both");
   }
+  auto& scheduling = e.scheduling;
+  scheduling.aging = std::chrono::milliseconds(config_.aging_ms);
+  if (config_.batching == "continuous") {
+    scheduling.batching = sched::BatchingMode::kContinuous;
+  } else if (config_.batching == "dynamic") {
+    scheduling.batching = sched::BatchingMode::kDynamic;
+  } else {
+    return Error::invalid("--batching must be continuous or dynamic");
+  }
+  scheduling.batch_max = std::max(1, config_.batch_max);
+  scheduling.batch_window = std::chrono::milliseconds(config_.batch_window_ms);
+  scheduling.early_release_count = config_.early_release_count;
+  scheduling.early_release_after = std::chrono::milliseconds(config_.early_release_ms);
+  e.admission.queue_limit = {config_.queue_limit_high, config_.queue_limit_normal,
+                             config_.queue_limit_low};
+  if (config_.preemption == "save") {
+    e.preemption = engine::llama::EngineOptions::Preemption::kSave;
+  } else if (config_.preemption == "recompute") {
+    e.preemption = engine::llama::EngineOptions::Preemption::kRecompute;
+  } else if (config_.preemption == "off") {
+    e.preemption = engine::llama::EngineOptions::Preemption::kOff;
+  } else {
+    return Error::invalid("--preemption must be save, recompute or off");
+  }
+  api::Access access(config_.api_keys);
+  scheduling.tenant_weights = access.tenant_weights();
   config_.http.idle_timeout = std::chrono::seconds(config_.idle_timeout_s);
   config_.http.read_timeout = std::chrono::seconds(config_.read_timeout_s);
   config_.http.write_timeout = std::chrono::seconds(config_.write_timeout_s);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "api/access.h"
 #include "core/status.h"
 #include "engine/llama/llama_engine.h"
 #include "http/server.h"
@@ -35,6 +36,13 @@ struct ServeConfig {
   int read_timeout_s = 30;
   int write_timeout_s = 30;
   int shutdown_grace_s = 10;
+  // Scheduling (flags map onto engine.scheduling / engine.admission in finish()).
+  int queue_limit_high = 256, queue_limit_normal = 512, queue_limit_low = 512;
+  int aging_ms = 10000;
+  std::string batching = "continuous";
+  int batch_max = 8, batch_window_ms = 40, early_release_count = 0, early_release_ms = 0;
+  std::string preemption = "save";
+  std::vector<api::ApiKey> api_keys;  // [[api_keys]] tables in the config file
   std::string port_file;  // written with the bound port once listening (for scripts and tests)
 };
 

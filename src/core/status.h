@@ -13,7 +13,9 @@ enum class ErrorCode {
   kInvalidArgument,  // the caller's input is wrong; fix it and retry
   kNotFound,         // a named thing (model, session, route) does not exist
   kTooLarge,         // input over a configured limit (body, prompt vs context)
-  kOverloaded,       // queue full or rate limited; retry later
+  kOverloaded,       // a queue is full; retry later
+  kRateLimited,      // the caller's rate limit is reached; retry later
+  kUnauthenticated,  // missing or unknown credentials
   kDeadline,         // cannot finish before the caller's deadline
   kUnavailable,      // not ready yet, shutting down, or an upstream is unreachable
   kCancelled,        // the caller went away or asked to stop

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
 
 #include "http/server_impl.h"
 
@@ -74,6 +75,16 @@ net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
         response = error_response(500, "internal error", "server_error", "internal");
       }
       if (self->server_.draining) keep_alive = false;
+      if (response.websocket && request.websocket_upgrade) {
+        --self->server_.in_flight;  // a socket is a connection, not a request in flight
+        co_await self->run_websocket(std::move(response.websocket));
+        co_return;
+      }
+      if (response.websocket) {
+        response = error_response(426, "this endpoint needs a WebSocket upgrade",
+                                  "invalid_request_error", "upgrade_required");
+        response.headers.emplace_back("Upgrade", "websocket");
+      }
       bool ok;
       if (response.stream) {
         ok = co_await self->write_deferred(response.stream, keep_alive);
@@ -140,8 +151,10 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
     co_return false;
   }
 
-  auto& message = parser.get();
+  last_message_ = parser.release();
+  auto& message = last_message_;
   keep_alive = message.keep_alive();
+  request.websocket_upgrade = beast::websocket::is_upgrade(message);
   request.method = std::string(message.method_string());
   request.target = std::string(message.target());
   if (request.target.empty() || request.target.front() != '/') {
@@ -154,7 +167,7 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   for (const auto& field : message) {
     request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
   }
-  request.body = std::move(message.body());
+  request.body = message.body();
   request.remote = remote_;
   co_return true;
 }

@@ -7,6 +7,8 @@
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
 
 #include "http/reply_stream.h"
 #include "http/server.h"
@@ -38,6 +40,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   net::awaitable<bool> write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive);
   net::awaitable<bool> drain(std::shared_ptr<ReplyStream> reply, bool keep_alive);
   net::awaitable<void> watch_peer();
+  // Turns this connection into a WebSocket served by `handler`; returns when it closes.
+  net::awaitable<void> run_websocket(std::shared_ptr<WebSocketHandler> handler);
   // Writes `buffers` under the write timeout; false on failure.
   template <typename Buffers>
   net::awaitable<bool> write_all(const Buffers& buffers);
@@ -47,6 +51,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::flat_buffer buffer_;
   net::steady_timer wake_;
   std::string remote_;
+  // The last request as Beast parsed it (a WebSocket upgrade needs it).
+  beast::http::request<beast::http::string_body> last_message_;
   bool idle_ = true;  // on the strand: waiting for a request's first byte
 };
 

@@ -54,6 +54,13 @@ Response Response::deferred(std::shared_ptr<ReplyStream> stream) {
   return r;
 }
 
+Response Response::upgrade(std::shared_ptr<WebSocketHandler> handler) {
+  Response r;
+  r.status = 101;
+  r.websocket = std::move(handler);
+  return r;
+}
+
 std::string error_body(std::string_view message, std::string_view type, std::string_view code,
                        std::string_view param) {
   boost::json::object error{{"message", message}, {"type", type}};

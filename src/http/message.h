@@ -8,10 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "http/websocket.h"
+
 namespace supportd::http {
 
 class ReplyStream;
-class WebSocketHandler;
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -24,6 +25,8 @@ struct Request {
   std::string body;
   std::string remote;  // peer address
   Headers params;      // path parameters bound by the router ("{id}" -> value)
+  bool websocket_upgrade =
+      false;  // a valid WebSocket upgrade request (answer with Response::websocket)
 
   // The first header with this (lower-case) name, or empty.
   std::string_view header(std::string_view name) const;
@@ -48,6 +51,7 @@ struct Response {
   static Response text(int status, std::string body,
                        std::string content_type = "text/plain; charset=utf-8");
   static Response deferred(std::shared_ptr<ReplyStream> stream);
+  static Response upgrade(std::shared_ptr<WebSocketHandler> handler);
 };
 
 // {"error":{"message":...,"type":...,"code":...}} in OpenAI's shape.

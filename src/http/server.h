@@ -25,6 +25,7 @@ struct ServerOptions {
   std::chrono::milliseconds read_timeout{30000};   // one request, from its first byte
   std::chrono::milliseconds write_timeout{30000};  // the client must accept each write in time
   std::size_t max_connections = 10000;
+  std::size_t websocket_message_limit = 64 * 1024;  // larger messages close the socket (1009)
 };
 
 class Server {

@@ -1,0 +1,58 @@
+#include "api/access.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace supportd::api {
+
+Access::Access(std::vector<ApiKey> keys) {
+  for (auto& k : keys) {
+    if (k.tenant.empty()) k.tenant = "default";
+    limiter_.set_limit(k.key, k.limit);
+    keys_.emplace(k.key, std::move(k));
+  }
+}
+
+Result<Caller> Access::identify(const http::Request& request) const {
+  std::string key;
+  const std::string_view authorization = request.header("authorization");
+  if (authorization.size() > 7 && authorization.substr(0, 7) == "Bearer ") {
+    key = std::string(authorization.substr(7));
+  } else if (!request.header("x-api-key").empty()) {
+    key = std::string(request.header("x-api-key"));
+  }
+  if (keys_.empty()) return Caller{};
+  if (key.empty()) {
+    return Error{
+        ErrorCode::kUnauthenticated, "an API key is required (Authorization: Bearer <key>)", {}, 0};
+  }
+  auto it = keys_.find(key);
+  if (it == keys_.end()) return Error{ErrorCode::kUnauthenticated, "invalid API key", {}, 0};
+  return Caller{it->second.key, it->second.tenant, it->second.priority};
+}
+
+Status Access::admit(const Caller& caller) {
+  if (caller.key.empty()) return {};
+  if (auto wait = limiter_.acquire(caller.key)) {
+    Error error =
+        Error::make(ErrorCode::kRateLimited,
+                    fmt::format("rate limit of API key for tenant '{}' reached", caller.tenant));
+    error.retry_after_s = std::max(1, static_cast<int>(std::ceil(wait->count())));
+    return error;
+  }
+  return {};
+}
+
+void Access::charge_tokens(const Caller& caller, int tokens) {
+  if (!caller.key.empty()) limiter_.charge_tokens(caller.key, tokens);
+}
+
+std::map<std::string, double> Access::tenant_weights() const {
+  std::map<std::string, double> weights;
+  for (const auto& [key, k] : keys_)
+    weights[k.tenant] = std::max(weights[k.tenant], k.weight);
+  return weights;
+}
+
+}  // namespace supportd::api

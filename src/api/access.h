@@ -1,0 +1,53 @@
+// Who is calling: API keys map to tenants, with a default priority class and rate limits.
+// Without configured keys everyone is the tenant "anonymous" and no key is required.
+// Thread-safety: immutable after construction, except the rate limiter (thread-safe itself).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "http/message.h"
+#include "sched/priority.h"
+#include "sched/rate_limiter.h"
+
+namespace supportd::api {
+
+struct ApiKey {
+  std::string key;
+  std::string tenant;
+  sched::Priority priority = sched::Priority::kNormal;  // when a request does not say
+  double weight = 1.0;                                  // the tenant's share of engine tokens
+  sched::RateLimit limit;
+};
+
+struct Caller {
+  std::string key;  // empty when anonymous
+  std::string tenant = "anonymous";
+  sched::Priority default_priority = sched::Priority::kNormal;
+};
+
+class Access {
+ public:
+  explicit Access(std::vector<ApiKey> keys = {});
+
+  // Identifies the caller from "Authorization: Bearer <key>" (or "X-Api-Key").
+  // kUnavailable-free: errors are 401-class (code "invalid_api_key").
+  Result<Caller> identify(const http::Request& request) const;
+
+  // Charges a request against the caller's limits; an error carries Retry-After.
+  Status admit(const Caller& caller);
+  void charge_tokens(const Caller& caller, int tokens);
+
+  // Tenant weights for the scheduler.
+  std::map<std::string, double> tenant_weights() const;
+  bool keys_required() const { return !keys_.empty(); }
+
+ private:
+  std::map<std::string, ApiKey> keys_;
+  sched::RateLimiter limiter_;
+};
+
+}  // namespace supportd::api

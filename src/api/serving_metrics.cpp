@@ -1,0 +1,193 @@
+#include "api/serving_metrics.h"
+
+#include <boost/json.hpp>
+
+#include "obs/process.h"
+
+namespace supportd::api {
+namespace json = boost::json;
+namespace {
+
+constexpr int kOutcomes = 6;
+
+int priority_index(const std::string& name) {
+  const auto p = sched::parse_priority(name);
+  return static_cast<int>(p.value_or(sched::Priority::kNormal));
+}
+
+json::object percentiles_json(const obs::Percentiles& p) {
+  return {{"count", p.count},       {"p50_ms", p.p50 * 1e3}, {"p90_ms", p.p90 * 1e3},
+          {"p95_ms", p.p95 * 1e3},  {"p99_ms", p.p99 * 1e3}, {"max_ms", p.max * 1e3},
+          {"mean_ms", p.mean * 1e3}};
+}
+
+}  // namespace
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kOk: return "ok";
+    case Outcome::kCancelled: return "cancelled";
+    case Outcome::kRejectedQueueFull: return "rejected_queue_full";
+    case Outcome::kRejectedDeadline: return "rejected_deadline";
+    case Outcome::kRateLimited: return "rate_limited";
+    case Outcome::kError: return "error";
+  }
+  return "error";
+}
+
+ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
+    : registry_(registry),
+      engine_(engine),
+      requests_(registry.counter("supportd_requests_total", "Requests by outcome.",
+                                 {"outcome", "priority", "tenant"})),
+      ttft_(registry.histogram("supportd_time_to_first_token_seconds",
+                               "Time from arrival to the first generated token.",
+                               {"priority", "tenant"}, obs::exponential_buckets(0.005, 2, 14))),
+      itl_(registry.histogram("supportd_inter_token_latency_seconds",
+                              "Time between consecutive streamed pieces of text.",
+                              {"priority", "tenant"}, obs::exponential_buckets(0.001, 2, 14))),
+      e2e_(registry.histogram("supportd_request_duration_seconds",
+                              "Time from arrival to the last token.", {"priority", "tenant"},
+                              obs::exponential_buckets(0.01, 2, 14))),
+      queue_(registry.histogram("supportd_queue_wait_seconds",
+                                "Time from arrival to the start of prefill.",
+                                {"priority", "tenant"}, obs::exponential_buckets(0.001, 2, 16))),
+      prompt_tokens_(registry.histogram("supportd_prompt_tokens", "Prompt length in tokens.",
+                                        {"priority", "tenant"},
+                                        obs::exponential_buckets(8, 2, 12))),
+      completion_tokens_(registry.histogram("supportd_generated_tokens",
+                                            "Generated tokens per request.", {"priority", "tenant"},
+                                            obs::exponential_buckets(4, 2, 12))) {
+  auto& waiting =
+      registry.gauge("supportd_queue_depth", "Requests waiting to start, by class.", {"priority"});
+  auto& running =
+      registry.gauge("supportd_running_sequences", "Sequences prefilling or decoding.").get();
+  auto& cells_used =
+      registry.gauge("supportd_kv_cells_used", "KV cells in use (including the prefix cache).")
+          .get();
+  auto& cells_total = registry.gauge("supportd_kv_cells_capacity", "KV cells in the cache.").get();
+  auto& hit_ratio = registry
+                        .gauge("supportd_prefix_cache_hit_ratio",
+                               "Share of admitted requests that reused a cached prefix.")
+                        .get();
+  auto& reused = registry
+                     .counter("supportd_prompt_tokens_reused_total",
+                              "Prompt tokens taken from the prefix cache instead of computed.")
+                     .get();
+  auto& per_step = registry
+                       .gauge("supportd_tokens_per_step",
+                              "Average tokens carried by one engine step (llama_decode call).")
+                       .get();
+  auto& steps =
+      registry.counter("supportd_engine_steps_total", "Engine steps (llama_decode calls).").get();
+  auto& generated = registry.counter("supportd_tokens_generated_total", "Tokens generated.").get();
+  auto& preemptions =
+      registry.counter("supportd_preemptions_total", "Running sequences paused for a higher class.")
+          .get();
+  auto& threads =
+      registry.gauge("supportd_engine_threads", "Compute threads used by the last step.").get();
+  auto& rss =
+      registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes.").get();
+  auto& cpu =
+      registry.counter("process_cpu_seconds_total", "User and system CPU time in seconds.").get();
+  auto& fds = registry.gauge("process_open_fds", "Open file descriptors.").get();
+  registry.on_collect([this, &waiting, &running, &cells_used, &cells_total, &hit_ratio, &reused,
+                       &per_step, &steps, &generated, &preemptions, &threads, &rss, &cpu, &fds] {
+    const engine::EngineStats s = engine_.stats();
+    for (int p = 0; p < engine::kPriorityCount; ++p) {
+      waiting.with({sched::priority_name(static_cast<sched::Priority>(p))})
+          .set(s.waiting_by_priority[p]);
+    }
+    running.set(s.running);
+    cells_used.set(static_cast<double>(s.kv_cells_used));
+    cells_total.set(static_cast<double>(s.kv_cells_total));
+    hit_ratio.set(s.prefix_lookups > 0
+                      ? static_cast<double>(s.prefix_hits) / static_cast<double>(s.prefix_lookups)
+                      : 0);
+    // Counters only move forward: add the difference since the last look.
+    reused.increment(static_cast<double>(s.prompt_tokens_reused) - reused.value());
+    steps.increment(static_cast<double>(s.steps) - steps.value());
+    generated.increment(static_cast<double>(s.tokens_generated) - generated.value());
+    preemptions.increment(static_cast<double>(s.preemptions) - preemptions.value());
+    per_step.set(s.steps > 0 ? static_cast<double>(s.step_tokens) / static_cast<double>(s.steps)
+                             : 0);
+    threads.set(s.threads);
+    const obs::ProcessUsage usage = obs::process_usage();
+    rss.set(static_cast<double>(usage.resident_bytes));
+    cpu.increment(usage.cpu_seconds - cpu.value());
+    fds.set(usage.open_fds);
+  });
+}
+
+void ServingMetrics::record(const RequestRecord& r) {
+  const obs::Labels labels{r.priority, r.tenant};
+  requests_.with({outcome_name(r.outcome), r.priority, r.tenant}).increment();
+  const int p = priority_index(r.priority);
+  outcomes_[p][static_cast<int>(r.outcome)].fetch_add(1);
+  Windows& w = windows_[p];
+  if (r.queue_seconds >= 0) {
+    queue_.with(labels).observe(r.queue_seconds);
+    w.queue.add(r.queue_seconds);
+  }
+  if (r.outcome != Outcome::kOk) return;
+  if (r.first_token_seconds >= 0) {
+    ttft_.with(labels).observe(r.first_token_seconds);
+    w.ttft.add(r.first_token_seconds);
+  }
+  if (r.total_seconds >= 0) {
+    e2e_.with(labels).observe(r.total_seconds);
+    w.e2e.add(r.total_seconds);
+  }
+  prompt_tokens_.with(labels).observe(r.prompt_tokens);
+  completion_tokens_.with(labels).observe(r.completion_tokens);
+}
+
+void ServingMetrics::record_inter_token(const std::string& priority, const std::string& tenant,
+                                        double seconds) {
+  itl_.with({priority, tenant}).observe(seconds);
+  windows_[priority_index(priority)].itl.add(seconds);
+}
+
+std::string ServingMetrics::stats_json() const {
+  const engine::EngineStats s = engine_.stats();
+  json::object classes;
+  for (int p = 0; p < engine::kPriorityCount; ++p) {
+    const Windows& w = windows_[p];
+    json::object outcomes;
+    for (int o = 0; o < kOutcomes; ++o)
+      outcomes[outcome_name(static_cast<Outcome>(o))] = outcomes_[p][o].load();
+    classes[sched::priority_name(static_cast<sched::Priority>(p))] =
+        json::object{{"waiting", s.waiting_by_priority[p]},
+                     {"outcomes", std::move(outcomes)},
+                     {"time_to_first_token", percentiles_json(w.ttft.percentiles())},
+                     {"inter_token_latency", percentiles_json(w.itl.percentiles())},
+                     {"request_duration", percentiles_json(w.e2e.percentiles())},
+                     {"queue_wait", percentiles_json(w.queue.percentiles())}};
+  }
+  const obs::ProcessUsage usage = obs::process_usage();
+  json::object engine{{"running", s.running},
+                      {"waiting", s.waiting},
+                      {"kv_cells_used", s.kv_cells_used},
+                      {"kv_cells_total", s.kv_cells_total},
+                      {"prefix_cache_cells", s.prefix_cache_tokens},
+                      {"prefix_lookups", s.prefix_lookups},
+                      {"prefix_hits", s.prefix_hits},
+                      {"prompt_tokens_reused", s.prompt_tokens_reused},
+                      {"steps", s.steps},
+                      {"step_tokens", s.step_tokens},
+                      {"tokens_generated", s.tokens_generated},
+                      {"preemptions", s.preemptions},
+                      {"last_step_ms", s.last_step_ms},
+                      {"threads", s.threads}};
+  json::object process{{"resident_bytes", usage.resident_bytes},
+                       {"cpu_seconds", usage.cpu_seconds},
+                       {"open_fds", usage.open_fds},
+                       {"threads", usage.threads}};
+  return json::serialize(json::object{{"model", engine_.model().id},
+                                      {"window_s", 60},
+                                      {"engine", std::move(engine)},
+                                      {"classes", std::move(classes)},
+                                      {"process", std::move(process)}});
+}
+
+}  // namespace supportd::api

@@ -1,0 +1,62 @@
+// Request-level serving metrics: Prometheus families (latencies, tokens, outcomes, engine
+// gauges, process usage) and sliding-window percentiles for /v1/stats, per priority class.
+// Thread-safety: all methods may be called from any thread.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <string>
+
+#include "engine/engine.h"
+#include "obs/metrics.h"
+#include "obs/sliding_window.h"
+
+namespace supportd::api {
+
+enum class Outcome { kOk, kCancelled, kRejectedQueueFull, kRejectedDeadline, kRateLimited, kError };
+const char* outcome_name(Outcome outcome);
+
+struct RequestRecord {
+  std::string priority;
+  std::string tenant;
+  Outcome outcome = Outcome::kOk;
+  double queue_seconds = -1;        // negative: not measured
+  double first_token_seconds = -1;  // time to first token
+  double total_seconds = -1;
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+};
+
+class ServingMetrics {
+ public:
+  // Registers the families in `registry`; engine and process gauges are refreshed from
+  // `engine` on every exposition.
+  ServingMetrics(obs::Registry& registry, engine::Engine& engine);
+
+  void record(const RequestRecord& record);
+  void record_inter_token(const std::string& priority, const std::string& tenant, double seconds);
+
+  // The /v1/stats document (JSON): engine state and percentiles per class over the window.
+  std::string stats_json() const;
+
+  obs::Registry& registry() { return registry_; }
+
+ private:
+  struct Windows {
+    obs::SlidingWindow ttft, itl, e2e, queue;
+  };
+
+  obs::Registry& registry_;
+  engine::Engine& engine_;
+  obs::Family<obs::Counter>& requests_;
+  obs::Family<obs::Histogram>& ttft_;
+  obs::Family<obs::Histogram>& itl_;
+  obs::Family<obs::Histogram>& e2e_;
+  obs::Family<obs::Histogram>& queue_;
+  obs::Family<obs::Histogram>& prompt_tokens_;
+  obs::Family<obs::Histogram>& completion_tokens_;
+  std::array<Windows, engine::kPriorityCount> windows_;
+  std::array<std::array<std::atomic<std::int64_t>, 6>, engine::kPriorityCount> outcomes_{};
+};
+
+}  // namespace supportd::api

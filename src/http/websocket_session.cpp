@@ -1,0 +1,145 @@
+// A connection's life as a WebSocket: a reader that hands text messages to the handler, and a
+// writer that drains the peer's outgoing queue, both on the connection's strand.
+#include <deque>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "http/connection.h"
+#include "http/server_impl.h"
+
+namespace supportd::http {
+
+namespace websocket = beast::websocket;
+using net::as_tuple;
+using net::use_awaitable;
+
+namespace {
+
+class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Peer> {
+ public:
+  explicit Peer(net::any_io_executor executor) : executor_(executor), wake_(executor) {}
+
+  void send(std::string text) override {
+    {
+      std::lock_guard lock(mutex_);
+      if (closing_) return;
+      outgoing_.push_back(std::move(text));
+    }
+    poke();
+  }
+
+  void close(std::string reason) override {
+    {
+      std::lock_guard lock(mutex_);
+      if (closing_) return;
+      closing_ = true;
+      reason_ = std::move(reason);
+    }
+    poke();
+  }
+
+  bool closed() const override {
+    std::lock_guard lock(mutex_);
+    return closing_;
+  }
+
+  // Strand only: waits until there is something to do.
+  net::awaitable<void> wait() {
+    wake_.expires_at(net::steady_timer::time_point::max());
+    co_await wake_.async_wait(as_tuple(use_awaitable));
+  }
+
+  // Strand only: takes the queued messages; `reason` is set once a close was asked for.
+  std::deque<std::string> take(std::optional<std::string>& reason) {
+    std::lock_guard lock(mutex_);
+    std::deque<std::string> out;
+    out.swap(outgoing_);
+    if (closing_) reason = reason_;
+    return out;
+  }
+
+  bool idle() const {
+    std::lock_guard lock(mutex_);
+    return outgoing_.empty() && !closing_;
+  }
+
+  void mark_closed() {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+    outgoing_.clear();
+  }
+
+ private:
+  void poke() {
+    net::post(executor_, [self = weak_from_this()] {
+      if (auto peer = self.lock()) peer->wake_.cancel();
+    });
+  }
+
+  net::any_io_executor executor_;
+  net::steady_timer wake_;  // strand only
+  mutable std::mutex mutex_;
+  std::deque<std::string> outgoing_;  // guarded by mutex_
+  bool closing_ = false;              // guarded by mutex_
+  std::string reason_;                // guarded by mutex_
+};
+
+net::awaitable<void> read_messages(websocket::stream<beast::tcp_stream>& ws,
+                                   WebSocketHandler& handler) {
+  beast::flat_buffer buffer;
+  for (;;) {
+    auto [ec, n] = co_await ws.async_read(buffer, as_tuple(use_awaitable));
+    if (ec) co_return;  // closed by the client, a protocol error (Beast answers it), or the limit
+    if (!ws.got_text()) {
+      co_await ws.async_close(
+          {websocket::close_code::bad_payload, "only text messages are accepted"},
+          as_tuple(use_awaitable));
+      co_return;
+    }
+    const auto data = buffer.cdata();
+    handler.on_message(std::string_view(static_cast<const char*>(data.data()), data.size()));
+    buffer.consume(buffer.size());
+  }
+}
+
+net::awaitable<void> write_messages(websocket::stream<beast::tcp_stream>& ws, Peer& peer) {
+  for (;;) {
+    if (peer.idle()) co_await peer.wait();
+    std::optional<std::string> reason;
+    auto messages = peer.take(reason);
+    for (auto& message : messages) {
+      ws.text(true);
+      auto [ec, n] = co_await ws.async_write(net::buffer(message), as_tuple(use_awaitable));
+      if (ec) co_return;
+    }
+    if (reason) {
+      co_await ws.async_close({websocket::close_code::normal, *reason}, as_tuple(use_awaitable));
+      co_return;
+    }
+  }
+}
+
+}  // namespace
+
+net::awaitable<void> Connection::run_websocket(std::shared_ptr<WebSocketHandler> handler) {
+  using namespace net::experimental::awaitable_operators;
+  websocket::stream<beast::tcp_stream> ws(std::move(stream_));
+  beast::get_lowest_layer(ws).expires_never();
+  ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+  ws.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
+    response.set(beast::http::field::server, "supportd");
+  }));
+  ws.read_message_max(server_.options.websocket_message_limit);
+  auto [ec] = co_await ws.async_accept(last_message_, as_tuple(use_awaitable));
+  if (ec) co_return;
+
+  auto peer = std::make_shared<Peer>(ws.get_executor());
+  handler->on_open(peer);
+  co_await (read_messages(ws, *handler) || write_messages(ws, *peer));
+  peer->mark_closed();
+  handler->on_close();
+}
+
+}  // namespace supportd::http

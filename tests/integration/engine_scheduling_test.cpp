@@ -1,0 +1,158 @@
+// Scheduling inside the engine on a synthesized model: class order, preemption without losing
+// or repeating tokens, queue bounds, deadlines.
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "collect_sink.h"
+#include "engine/llama/llama_engine.h"
+#include "test_model.h"
+
+namespace supportd::engine::llama {
+namespace {
+
+using testing::CollectSink;
+
+std::unique_ptr<LlamaEngine> make_engine(int parallel, EngineOptions::Preemption preemption,
+                                         std::array<int, 3> queue_limit = {0, 0, 0}) {
+  EngineOptions options;
+  options.model_path = testing::synthesized_model();
+  options.threads = 0;
+  options.context_cells = 65536;
+  options.parallel = parallel;
+  options.step_tokens = 64;
+  options.prefix_cache_entries = 0;
+  options.warmup = false;
+  options.preemption = preemption;
+  options.admission.queue_limit = queue_limit;
+  auto engine = LlamaEngine::create(options);
+  EXPECT_TRUE(engine.ok());
+  return std::move(engine).value();
+}
+
+GenerationRequest greedy(std::string prompt, int max_tokens,
+                         Priority priority = Priority::kNormal) {
+  GenerationRequest r;
+  r.prompt = std::move(prompt);
+  r.max_tokens = max_tokens;
+  r.sampling.temperature = 0;
+  r.ignore_eos = true;
+  r.priority = priority;
+  return r;
+}
+
+// Records the order in which requests finish.
+struct FinishOrder {
+  std::mutex mutex;
+  std::vector<std::string> names;
+};
+
+class OrderedSink : public CollectSink {
+ public:
+  OrderedSink(FinishOrder& order, std::string name) : order_(order), name_(std::move(name)) {}
+  void on_done(const Completion& c) override {
+    {
+      std::lock_guard lock(order_.mutex);
+      order_.names.push_back(name_);
+    }
+    CollectSink::on_done(c);
+  }
+
+ private:
+  FinishOrder& order_;
+  std::string name_;
+};
+
+TEST(EngineScheduling, HigherClassesStartFirst) {
+  auto engine = make_engine(1, EngineOptions::Preemption::kOff);
+  FinishOrder order;
+  auto blocker = std::make_shared<OrderedSink>(order, "blocker");
+  auto blocker_id = engine->submit(greedy("occupy the only slot", 100000), blocker);
+  ASSERT_TRUE(blocker_id.ok());
+  ASSERT_TRUE(blocker->wait_pieces(1));
+  std::vector<std::shared_ptr<OrderedSink>> sinks;
+  const std::vector<std::pair<std::string, Priority>> queued = {{"low", Priority::kLow},
+                                                                {"normal", Priority::kNormal},
+                                                                {"high", Priority::kHigh},
+                                                                {"normal2", Priority::kNormal}};
+  for (const auto& [name, priority] : queued) {
+    sinks.push_back(std::make_shared<OrderedSink>(order, name));
+    ASSERT_TRUE(engine->submit(greedy(name, 4, priority), sinks.back()).ok());
+  }
+  engine->cancel(*blocker_id);
+  for (auto& s : sinks)
+    ASSERT_TRUE(s->wait());
+  const std::vector<std::string> expected = {"blocker", "high", "normal", "normal2", "low"};
+  EXPECT_EQ(order.names, expected);
+}
+
+TEST(EngineScheduling, PreemptionLosesAndRepeatsNoToken) {
+  for (auto mode : {EngineOptions::Preemption::kSave, EngineOptions::Preemption::kRecompute}) {
+    auto engine = make_engine(1, mode);
+    const std::string alone = [&] {
+      auto sink = std::make_shared<CollectSink>();
+      EXPECT_TRUE(
+          engine->submit(greedy("a low priority question", 300, Priority::kLow), sink).ok());
+      EXPECT_TRUE(sink->wait());
+      return sink->text();
+    }();
+    auto low = std::make_shared<CollectSink>();
+    ASSERT_TRUE(engine->submit(greedy("a low priority question", 300, Priority::kLow), low).ok());
+    ASSERT_TRUE(low->wait_pieces(20));
+    auto high = std::make_shared<CollectSink>();
+    ASSERT_TRUE(engine->submit(greedy("urgent", 16, Priority::kHigh), high).ok());
+    ASSERT_TRUE(high->wait());
+    ASSERT_TRUE(low->wait());
+    EXPECT_EQ(high->completion().reason, FinishReason::kLength);
+    EXPECT_EQ(low->completion().usage.completion_tokens, 300);
+    EXPECT_EQ(low->text(), alone) << "preemption changed the low request's output";
+    EXPECT_GE(engine->stats().preemptions, 1);
+    EXPECT_EQ(engine->sequences_holding_cells(), 0);
+  }
+}
+
+TEST(EngineScheduling, AFullClassQueueIsRefusedAtOnce) {
+  auto engine = make_engine(1, EngineOptions::Preemption::kOff, {0, 2, 0});
+  auto blocker = std::make_shared<CollectSink>();
+  auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
+  ASSERT_TRUE(blocker->wait_pieces(1));
+  std::vector<std::shared_ptr<CollectSink>> queued;
+  for (int i = 0; i < 2; ++i) {
+    queued.push_back(std::make_shared<CollectSink>());
+    ASSERT_TRUE(engine->submit(greedy("wait", 2), queued.back()).ok());
+  }
+  auto refused = engine->submit(greedy("one too many", 2), std::make_shared<CollectSink>());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kOverloaded);
+  EXPECT_GE(refused.error().retry_after_s, 1);
+  // Other classes have their own bounds.
+  auto high = std::make_shared<CollectSink>();
+  EXPECT_TRUE(engine->submit(greedy("high", 2, Priority::kHigh), high).ok());
+  engine->cancel(*blocker_id);
+  for (auto& q : queued)
+    ASSERT_TRUE(q->wait());
+  ASSERT_TRUE(high->wait());
+  // Places free up once requests start.
+  auto later = std::make_shared<CollectSink>();
+  EXPECT_TRUE(engine->submit(greedy("later", 2), later).ok());
+  ASSERT_TRUE(later->wait());
+}
+
+TEST(EngineScheduling, AWaitingRequestPastItsDeadlineIsRefusedNotLeftHanging) {
+  auto engine = make_engine(1, EngineOptions::Preemption::kOff);
+  auto blocker = std::make_shared<CollectSink>();
+  auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
+  ASSERT_TRUE(blocker->wait_pieces(1));
+  auto late = std::make_shared<CollectSink>();
+  GenerationRequest r = greedy("in a hurry", 4);
+  r.deadline = Clock::now() + std::chrono::milliseconds(200);
+  ASSERT_TRUE(engine->submit(r, late).ok());
+  ASSERT_TRUE(late->wait(std::chrono::seconds(30)));
+  EXPECT_EQ(late->completion().reason, FinishReason::kDeadline);
+  EXPECT_EQ(late->completion().usage.completion_tokens, 0);
+  engine->cancel(*blocker_id);
+  ASSERT_TRUE(blocker->wait());
+}
+
+}  // namespace
+}  // namespace supportd::engine::llama
