@@ -58,10 +58,11 @@ void print_import(const kb::ImportReport& report) {
     fmt::print(stderr, "note: {}\n", note);
   std::fflush(stderr);
   fmt::print("{} entries, {} documents; fastText classifier: {}; vectors: {}; softmax head: {}\n",
-             m.entries, m.documents, m.classifier ? "yes" : "no",
+             m.entries, m.documents,
+             m.classifiers.empty() ? std::string("no")
+                                   : fmt::format("{} model(s) averaged", m.classifiers.size()),
              m.encoder.empty() ? "no" : m.encoder, m.head ? "yes" : "no");
-  if (m.classifier) {
-    const auto& p = m.classifier_params;
+  for (const auto& p : m.classifiers) {
     fmt::print("fastText: {} epochs, word {}-grams, char n-grams {}, {} dimensions\n", p.epochs,
                p.word_ngrams,
                p.max_char_ngram > 0 ? fmt::format("{}-{}", p.min_char_ngram, p.max_char_ngram)

@@ -5,7 +5,8 @@
 
 namespace supportd::kb {
 
-Bm25Index::Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm25Params params)
+Bm25Index::Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm25Params params,
+                     const std::unordered_set<std::string>& function_terms)
     : params_(params) {
   lengths_.reserve(documents.size());
   double total_length = 0;
@@ -34,6 +35,11 @@ Bm25Index::Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm2
               [](const Posting& a, const Posting& b) { return a.document < b.document; });
     const double df = static_cast<double>(list.size());
     idf_.push_back(static_cast<float>(std::log(1.0 + (n - df + 0.5) / (df + 0.5))));
+  }
+  for (const std::string& term : function_terms) {
+    if (auto it = terms_.find(term); it != terms_.end()) {
+      idf_[static_cast<std::size_t>(it->second)] *= params_.function_word_weight;
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace supportd::kb {
@@ -12,6 +13,9 @@ namespace supportd::kb {
 struct Bm25Params {
   float k1 = 1.2f;  // term-frequency saturation
   float b = 0.75f;  // document-length normalization
+  // Multiplies the weight of function words ("how", "do", "the"): in a small knowledge base
+  // their document frequency is too low for IDF alone to tell them from content words.
+  float function_word_weight = 1.0f;
 };
 
 class Bm25Index {
@@ -21,8 +25,10 @@ class Bm25Index {
     float score = 0;
   };
 
-  // Indexes `documents` (document i = documents[i]).
-  Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm25Params params = {});
+  // Indexes `documents` (document i = documents[i]); terms in `function_terms` weigh
+  // params.function_word_weight as much.
+  Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm25Params params = {},
+            const std::unordered_set<std::string>& function_terms = {});
 
   // The `k` best-scoring documents for `query` (repeated query terms count again), best first;
   // documents sharing no term with the query are never returned.

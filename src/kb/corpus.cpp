@@ -24,6 +24,10 @@ Result<Corpus> analyze_corpus(std::vector<Entry> entries, const AnalyzerOptions&
     corpus.english.push_back(detect_language(document.text).code == "en");
   }
   corpus.vector_row.assign(count, -1);
+  for (const std::string& word : function_words()) {
+    for (std::string& term : bm25_analyzer->terms(word))
+      corpus.function_terms.insert(std::move(term));
+  }
   return corpus;
 }
 

@@ -3,6 +3,7 @@
 // Internal to kb/. Plain data after construction.
 #pragma once
 
+#include <unordered_set>
 #include <vector>
 
 #include "core/status.h"
@@ -21,6 +22,7 @@ struct Corpus {
   std::vector<bool> english;                         // by document: the encoder may embed it
   StoredVectors vectors;                             // rows for some English documents
   std::vector<int> vector_row;                       // by document: row in vectors, or -1
+  std::unordered_set<std::string> function_terms;    // function words as BM25 terms
 };
 
 // Derives documents, terms and languages. Vectors are added separately (attach_vectors).

@@ -43,6 +43,7 @@ struct Entry {
 
 enum class DocumentKind {
   kQuestion,  // a question variant: trains the intent classifier
+  kTitle,     // a title that is not one of the questions (short, so it matches sharply)
   kBody,      // title and answer text
 };
 
@@ -54,7 +55,8 @@ struct Document {
   std::string text;
 };
 
-// Every entry's documents: its questions, then (when it has an answer) its title and answer.
+// Every entry's documents: its questions, its title when it is not one of them, then (when it
+// has an answer) title and answer together.
 std::vector<Document> derive_documents(const std::vector<Entry>& entries);
 
 }  // namespace supportd::kb

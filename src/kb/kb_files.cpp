@@ -154,6 +154,21 @@ Result<FusionModel> fusion_from(const Reader& reader) {
   return model;
 }
 
+json::array classifiers_json(const std::vector<ClassifierParams>& list) {
+  json::array array;
+  for (const ClassifierParams& p : list) {
+    array.push_back({{"epochs", p.epochs},
+                     {"word_ngrams", p.word_ngrams},
+                     {"min_char_ngram", p.min_char_ngram},
+                     {"max_char_ngram", p.max_char_ngram},
+                     {"dimensions", p.dimensions},
+                     {"learning_rate", p.learning_rate},
+                     {"buckets", p.buckets},
+                     {"seed", p.seed}});
+  }
+  return array;
+}
+
 json::array accuracy_json(const std::vector<ComponentAccuracy>& list) {
   json::array array;
   for (const auto& a : list) {
@@ -287,18 +302,14 @@ Status write_manifest(const std::string& path, const Manifest& m) {
       {"sources", sources},
       {"entries", m.entries},
       {"documents", m.documents},
-      {"bm25", {{"analyzer", analyzer_json(m.bm25_analyzer)}, {"k1", m.bm25_k1}, {"b", m.bm25_b}}},
+      {"bm25",
+       {{"analyzer", analyzer_json(m.bm25_analyzer)},
+        {"k1", m.bm25_k1},
+        {"b", m.bm25_b},
+        {"function_word_weight", m.bm25_function_word_weight}}},
       {"classifier",
-       {{"present", m.classifier},
-        {"analyzer", analyzer_json(m.classifier_analyzer)},
-        {"epochs", m.classifier_params.epochs},
-        {"word_ngrams", m.classifier_params.word_ngrams},
-        {"min_char_ngram", m.classifier_params.min_char_ngram},
-        {"max_char_ngram", m.classifier_params.max_char_ngram},
-        {"dimensions", m.classifier_params.dimensions},
-        {"learning_rate", m.classifier_params.learning_rate},
-        {"buckets", m.classifier_params.buckets},
-        {"seed", m.classifier_params.seed}}},
+       {{"analyzer", analyzer_json(m.classifier_analyzer)},
+        {"models", classifiers_json(m.classifiers)}}},
       {"vectors", {{"encoder", m.encoder}, {"dimensions", m.dimensions}, {"graph", m.graph}}},
       {"head",
        {{"present", m.head},
@@ -378,20 +389,28 @@ Result<Manifest> read_manifest(const std::string& path) {
   m.bm25_k1 = static_cast<float>(number);
   KB_READ(number, bm25.number("b"));
   m.bm25_b = static_cast<float>(number);
+  KB_READ(number, bm25.number("function_word_weight"));
+  m.bm25_function_word_weight = static_cast<float>(number);
   Reader classifier = root;
   KB_READ(classifier, root.object("classifier"));
-  KB_READ(m.classifier, classifier.boolean("present"));
   KB_READ(analyzer, classifier.object("analyzer"));
   KB_READ(m.classifier_analyzer, analyzer_from(analyzer));
-  ClassifierParams& cp = m.classifier_params;
-  KB_READ(cp.epochs, classifier.integer("epochs"));
-  KB_READ(cp.word_ngrams, classifier.integer("word_ngrams"));
-  KB_READ(cp.min_char_ngram, classifier.integer("min_char_ngram"));
-  KB_READ(cp.max_char_ngram, classifier.integer("max_char_ngram"));
-  KB_READ(cp.dimensions, classifier.integer("dimensions"));
-  KB_READ(cp.learning_rate, classifier.number("learning_rate"));
-  KB_READ(cp.buckets, classifier.integer("buckets"));
-  KB_READ(cp.seed, classifier.integer("seed"));
+  const json::array* models = nullptr;
+  KB_READ(models, classifier.array("models"));
+  for (const json::value& value : *models) {
+    if (!value.is_object()) return Error::make(ErrorCode::kCorrupt, path + ": bad classifier");
+    Reader model(value.as_object(), path + ".classifier.models");
+    ClassifierParams cp;
+    KB_READ(cp.epochs, model.integer("epochs"));
+    KB_READ(cp.word_ngrams, model.integer("word_ngrams"));
+    KB_READ(cp.min_char_ngram, model.integer("min_char_ngram"));
+    KB_READ(cp.max_char_ngram, model.integer("max_char_ngram"));
+    KB_READ(cp.dimensions, model.integer("dimensions"));
+    KB_READ(cp.learning_rate, model.number("learning_rate"));
+    KB_READ(cp.buckets, model.integer("buckets"));
+    KB_READ(cp.seed, model.integer("seed"));
+    m.classifiers.push_back(cp);
+  }
   Reader vectors = root;
   KB_READ(vectors, root.object("vectors"));
   KB_READ(m.encoder, vectors.string("encoder"));
@@ -559,6 +578,10 @@ Result<StoredVectors> read_vectors(const std::string& path) {
     return Error::make(ErrorCode::kCorrupt, path + ": truncated or oversized vector file");
   }
   return vectors;
+}
+
+std::string classifier_file(std::size_t index) {
+  return "classifier-" + std::to_string(index + 1) + ".bin";
 }
 
 Result<std::string> file_hash(const std::string& path) {

@@ -1,7 +1,7 @@
 // The knowledge-base directory, versioned like LevelDB's CURRENT file:
 //   DIR/CURRENT          the name of the live generation ("gen-000003"), replaced atomically
 //   DIR/gen-000003/      manifest.json (format, choices made at import, dev results),
-//                        entries.jsonl (one entry per line), and when present classifier.bin
+//                        entries.jsonl (one entry per line), and when present classifier-N.bin
 //                        (fastText), vectors.bin, head.bin, graph.bin (HNSW)
 // Import writes a new generation completely, then points CURRENT at it, so a reader never
 // sees a half-written knowledge base. Reading validates everything and names file and line.
@@ -56,8 +56,8 @@ struct Manifest {
   AnalyzerOptions classifier_analyzer;
   float bm25_k1 = 1.2f;
   float bm25_b = 0.75f;
-  bool classifier = false;  // classifier.bin present
-  ClassifierParams classifier_params;
+  float bm25_function_word_weight = 1.0f;
+  std::vector<ClassifierParams> classifiers;  // classifier-1.bin, ...: fastText models averaged
   std::string encoder;  // fingerprint of the model that made vectors.bin; empty: no vectors
   int dimensions = 0;
   bool head = false;  // head.bin present
@@ -92,6 +92,9 @@ struct StoredVectors {
 };
 Status write_vectors(const std::string& path, const StoredVectors& vectors);
 Result<StoredVectors> read_vectors(const std::string& path);
+
+// "classifier-1.bin", "classifier-2.bin", ...: the file of the index-th fastText model.
+std::string classifier_file(std::size_t index);
 
 // 64-bit FNV-1a of a file's bytes, as 16 hex digits.
 Result<std::string> file_hash(const std::string& path);

@@ -72,12 +72,12 @@ Result<std::shared_ptr<const KnowledgeBase>> KnowledgeBase::open(const std::stri
   state->bm25_analyzer = *TextAnalyzer::create(m.bm25_analyzer);
   state->classifier_analyzer = *TextAnalyzer::create(m.classifier_analyzer);
 
-  std::unique_ptr<IntentClassifier> classifier;
-  if (m.classifier) {
-    auto loaded =
-        IntentClassifier::load(path("classifier.bin"), static_cast<int>(c.entries.size()));
+  std::vector<std::unique_ptr<IntentClassifier>> classifiers;
+  for (std::size_t i = 0; i < m.classifiers.size(); ++i) {
+    auto loaded = IntentClassifier::load(path(classifier_file(i).c_str()),
+                                         static_cast<int>(c.entries.size()));
     if (!loaded) return loaded.error();
-    classifier = std::move(*loaded);
+    classifiers.push_back(std::move(*loaded));
   }
   std::unique_ptr<SoftmaxHead> head;
   if (!m.encoder.empty()) {
@@ -124,13 +124,13 @@ Result<std::shared_ptr<const KnowledgeBase>> KnowledgeBase::open(const std::stri
         "(re-import to add vectors)");
   }
   ComponentChoices choices;
-  choices.bm25 = {m.bm25_k1, m.bm25_b};
+  choices.bm25 = {m.bm25_k1, m.bm25_b, m.bm25_function_word_weight};
   if (m.graph && !std::filesystem::exists(path("graph.bin"))) {
     return Error::make(ErrorCode::kCorrupt,
                        path("graph.bin") + ": missing (named by the manifest)");
   }
   const std::vector<bool> all(c.documents.size(), true);
-  auto parts = build_parts(c, all, choices, std::move(classifier), std::move(head),
+  auto parts = build_parts(c, all, choices, std::move(classifiers), std::move(head),
                            m.graph && state->embedder ? path("graph.bin") : std::string());
   if (!parts) return parts.error();
   state->retriever = std::make_unique<Retriever>(std::move(*parts));
@@ -208,7 +208,7 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
   if (options.explain) {
     const Availability available = s.retriever->available();
     for (Component component : kComponents) {
-      const bool dense = component == Component::kDense || component == Component::kHead;
+      const bool dense = needs_vector(component);
       if (!available[static_cast<std::size_t>(component)] || (dense && !result.used_vectors)) {
         continue;
       }
@@ -256,7 +256,7 @@ KnowledgeBaseInfo KnowledgeBase::info() const {
   info.directory = s.directory;
   info.entries = static_cast<int>(s.corpus.entries.size());
   info.documents = static_cast<int>(s.corpus.documents.size());
-  info.classifier = s.manifest.classifier;
+  info.classifier = !s.manifest.classifiers.empty();
   info.vectors = s.embedder != nullptr;
   info.head = s.embedder != nullptr && s.manifest.head;
   info.lexical_threshold = s.manifest.lexical.calibration.threshold;

@@ -61,6 +61,15 @@ constexpr ScriptCode kScriptLanguages[] = {
 
 }  // namespace
 
+std::vector<std::string> function_words() {
+  std::vector<std::string> words;
+  for (const StopWords& language : latin_languages()) {
+    for (std::string_view word : language.words)
+      words.emplace_back(word);
+  }
+  return words;
+}
+
 LanguageGuess detect_language(std::string_view text) {
   std::map<UScriptCode, int> letters;
   bool kana = false;

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace supportd::kb {
 
@@ -18,5 +19,9 @@ struct LanguageGuess {
 };
 
 LanguageGuess detect_language(std::string_view text);
+
+// The function words the detector counts, for every language it tells apart (case-folded):
+// "the", "is", "how", "le", "der", ... BM25 gives them less weight.
+std::vector<std::string> function_words();
 
 }  // namespace supportd::kb

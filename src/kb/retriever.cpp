@@ -21,6 +21,7 @@ const char* component_name(Component component) {
     case Component::kBm25Vote: return "bm25-vote";
     case Component::kClassifier: return "fasttext";
     case Component::kDense: return "encoder-knn";
+    case Component::kDenseVote: return "encoder-vote";
     case Component::kHead: return "encoder-head";
   }
   return "bm25";
@@ -32,6 +33,7 @@ const char* component_title(Component component) {
     case Component::kBm25Vote: return "BM25 10-neighbour vote";
     case Component::kClassifier: return "fastText classifier";
     case Component::kDense: return "encoder nearest neighbour";
+    case Component::kDenseVote: return "encoder 10-neighbour vote";
     case Component::kHead: return "encoder softmax head";
   }
   return "";
@@ -43,8 +45,9 @@ Availability Retriever::available() const {
   Availability available{};
   available[static_cast<int>(Component::kBm25)] = parts_.bm25 != nullptr;
   available[static_cast<int>(Component::kBm25Vote)] = parts_.bm25 != nullptr;
-  available[static_cast<int>(Component::kClassifier)] = parts_.classifier != nullptr;
+  available[static_cast<int>(Component::kClassifier)] = !parts_.classifiers.empty();
   available[static_cast<int>(Component::kDense)] = parts_.dense != nullptr;
+  available[static_cast<int>(Component::kDenseVote)] = parts_.dense != nullptr;
   available[static_cast<int>(Component::kHead)] = parts_.head != nullptr;
   return available;
 }
@@ -61,6 +64,7 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
   constexpr auto kVote = static_cast<std::size_t>(Component::kBm25Vote);
   constexpr auto kClassifier = static_cast<std::size_t>(Component::kClassifier);
   constexpr auto kDense = static_cast<std::size_t>(Component::kDense);
+  constexpr auto kDenseVote = static_cast<std::size_t>(Component::kDenseVote);
   constexpr auto kHead = static_cast<std::size_t>(Component::kHead);
 
   if (parts_.bm25) {
@@ -87,21 +91,34 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
     const auto hits = parts_.dense->search(query.vector, kDenseDepth);
     if (!hits.empty()) {
       const float best = hits.front().similarity;
-      for (const auto& hit : hits) {
-        const int document = parts_.dense_document[static_cast<std::size_t>(hit.row)];
+      float vote_total = 0;
+      std::vector<float> weights(hits.size());
+      for (std::size_t i = 0; i < hits.size(); ++i) {
+        weights[i] = std::exp((hits[i].similarity - best) / kDenseTemperature);
+        if (i < kVoteDepth) vote_total += weights[i];
+      }
+      for (std::size_t i = 0; i < hits.size(); ++i) {
+        const int document = parts_.dense_document[static_cast<std::size_t>(hits[i].row)];
         Candidate& candidate = at(parts_.document_entry[static_cast<std::size_t>(document)]);
-        const float value = std::exp((hit.similarity - best) / kDenseTemperature);
-        if (value > candidate.features[kDense]) {
-          candidate.features[kDense] = value;
+        if (weights[i] > candidate.features[kDense]) {
+          candidate.features[kDense] = weights[i];
           if (candidate.best_document < 0) candidate.best_document = document;
         }
+        if (i < kVoteDepth) candidate.features[kDenseVote] += weights[i] / vote_total;
       }
     }
   }
   // Classifiers score every entry; propose their most likely ones and fill in the rest.
   std::vector<float> classifier_probability;
-  if (parts_.classifier) {
-    classifier_probability = parts_.classifier->predict(query.classifier_text);
+  if (!parts_.classifiers.empty()) {
+    for (const auto& classifier : parts_.classifiers) {
+      const std::vector<float> probabilities = classifier->predict(query.classifier_text);
+      if (classifier_probability.empty()) classifier_probability.assign(probabilities.size(), 0.0f);
+      for (std::size_t i = 0; i < probabilities.size(); ++i) {
+        classifier_probability[i] +=
+            probabilities[i] / static_cast<float>(parts_.classifiers.size());
+      }
+    }
     std::vector<int> order(classifier_probability.size());
     for (std::size_t i = 0; i < order.size(); ++i)
       order[i] = static_cast<int>(i);

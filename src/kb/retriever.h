@@ -20,16 +20,23 @@ namespace supportd::kb {
 enum class Component {
   kBm25,        // BM25 nearest document: its score over the best score
   kBm25Vote,    // share of the ten best documents' BM25 score
-  kClassifier,  // fastText probability
+  kClassifier,  // fastText probability (the average of the models in the ensemble)
   kDense,       // encoder nearest neighbour: exp((cosine - best cosine) / 0.05)
+  kDenseVote,   // share of the ten nearest vectors' exp((cosine - best) / 0.05)
   kHead,        // softmax head probability on the query vector
 };
-inline constexpr int kComponentCount = 5;
+inline constexpr int kComponentCount = 6;
 inline constexpr std::array<Component, kComponentCount> kComponents = {
-    Component::kBm25, Component::kBm25Vote, Component::kClassifier, Component::kDense,
-    Component::kHead};
+    Component::kBm25,  Component::kBm25Vote,  Component::kClassifier,
+    Component::kDense, Component::kDenseVote, Component::kHead};
 
-// "bm25", "bm25-vote", "fasttext", "encoder-knn", "encoder-head".
+// True for the components that need the question's vector.
+constexpr bool needs_vector(Component component) {
+  return component == Component::kDense || component == Component::kDenseVote ||
+         component == Component::kHead;
+}
+
+// "bm25", "bm25-vote", "fasttext", "encoder-knn", "encoder-vote", "encoder-head".
 const char* component_name(Component component);
 // A readable description for reports ("BM25 nearest neighbour", ...).
 const char* component_title(Component component);
@@ -54,10 +61,10 @@ struct RetrieverParts {
   std::vector<int> document_entry;   // BM25 document -> entry
   std::vector<int> document_source;  // BM25 document -> corpus document
   std::unique_ptr<Bm25Index> bm25;
-  std::unique_ptr<IntentClassifier> classifier;  // optional
-  std::unique_ptr<DenseIndex> dense;             // optional
-  std::vector<int> dense_document;               // dense row -> BM25 document
-  std::unique_ptr<SoftmaxHead> head;             // optional
+  std::vector<std::unique_ptr<IntentClassifier>> classifiers;  // averaged; may be empty
+  std::unique_ptr<DenseIndex> dense;                           // optional
+  std::vector<int> dense_document;                             // dense row -> BM25 document
+  std::unique_ptr<SoftmaxHead> head;                           // optional
 };
 
 class Retriever {

@@ -24,30 +24,58 @@ std::string plain_line(std::string_view line) {
   return trim(out);
 }
 
-// Sentences and lines of an answer, as plain text.
+// Splits plain text into sentences ending in ". ", "? ", "! " or the CJK full stop.
+void add_sentences(const std::string& text, std::vector<std::string>& out) {
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool latin_end = (text[i] == '.' || text[i] == '?' || text[i] == '!') &&
+                           i + 1 < text.size() && text[i + 1] == ' ';
+    const bool cjk_end = text.compare(i, 3, "\xE3\x80\x82") == 0;  // 。
+    if (latin_end || cjk_end) {
+      const std::size_t stop = i + (cjk_end ? 3 : 1);
+      out.push_back(trim(std::string_view(text).substr(from, stop - from)));
+      from = stop;
+    }
+  }
+  if (from < text.size()) out.push_back(trim(std::string_view(text).substr(from)));
+}
+
+// The sentences of an answer as plain text: lines of a paragraph are joined first; a blank
+// line, a list item or a heading starts a new paragraph; code blocks are left out.
 std::vector<std::string> passages(std::string_view answer) {
   std::vector<std::string> out;
+  std::string paragraph;
+  bool in_code = false;
+  const auto flush = [&] {
+    add_sentences(paragraph, out);
+    paragraph.clear();
+  };
   std::size_t start = 0;
-  while (start < answer.size()) {
+  while (start <= answer.size()) {
     std::size_t end = answer.find('\n', start);
     if (end == std::string_view::npos) end = answer.size();
-    const std::string line = plain_line(answer.substr(start, end - start));
+    const std::string raw = trim(answer.substr(start, end - start));
     start = end + 1;
-    if (line.empty() || line.starts_with("```") || line.starts_with("~~~")) continue;
-    // Split long lines into sentences ending in ". ", "? ", "! " or the CJK full stop.
-    std::size_t from = 0;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      const bool latin_end = (line[i] == '.' || line[i] == '?' || line[i] == '!') &&
-                             i + 1 < line.size() && line[i + 1] == ' ';
-      const bool cjk_end = line.compare(i, 3, "\xE3\x80\x82") == 0;  // 。
-      if (latin_end || cjk_end) {
-        const std::size_t stop = i + (cjk_end ? 3 : 1);
-        out.push_back(trim(std::string_view(line).substr(from, stop - from)));
-        from = stop;
-      }
+    if (raw.starts_with("```") || raw.starts_with("~~~")) {
+      flush();
+      in_code = !in_code;
+      continue;
     }
-    if (from < line.size()) out.push_back(trim(std::string_view(line).substr(from)));
+    if (in_code) continue;
+    if (raw.empty()) {
+      flush();
+      continue;
+    }
+    const bool block_start = raw[0] == '#' || raw[0] == '-' || raw[0] == '*' || raw[0] == '+' ||
+                             raw[0] == '>' ||
+                             (raw[0] >= '0' && raw[0] <= '9' && raw.find(". ") < 4);
+    if (block_start) flush();
+    const std::string line = plain_line(raw);
+    if (line.empty()) continue;
+    if (!paragraph.empty()) paragraph += ' ';
+    paragraph += line;
   }
+  flush();
   std::erase_if(out, [](const std::string& s) { return s.empty(); });
   return out;
 }

@@ -14,9 +14,9 @@
 namespace supportd::kb {
 
 struct HeadParams {
-  int epochs = 30;
-  double learning_rate = 0.01;
-  double l2 = 1e-4;  // weight decay
+  int epochs = 40;
+  double learning_rate = 0.005;
+  double l2 = 0;  // weight decay
   int batch = 32;
   int seed = 1;
 };

@@ -100,6 +100,8 @@ Result<ParsedSource> parse_markdown(std::string_view text, const std::string& fi
   }
   std::vector<Section> sections(1);  // sections[0]: text before the first heading
   std::string fence;
+  int fence_line = 0;
+  int paragraph_lines = 0;  // text lines since the last blank line, heading or code block
   int line_number = 0;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -121,6 +123,8 @@ Result<ParsedSource> parse_markdown(std::string_view text, const std::string& fi
     }
     if (std::string marker = fence_marker(line); !marker.empty()) {
       fence = marker;
+      fence_line = line_number;
+      paragraph_lines = 0;
       current.body.push_back(line);
       continue;
     }
@@ -129,22 +133,23 @@ Result<ParsedSource> parse_markdown(std::string_view text, const std::string& fi
         return Error::invalid(file + ":" + std::to_string(line_number) + ": heading has no title");
       }
       sections.push_back({level, title, line_number, {}});
+      paragraph_lines = 0;
       continue;
     }
     // A setext underline turns the single-line paragraph above it into a heading.
-    if (const int level = setext_level(line);
-        level > 0 && !current.body.empty() && !blank(current.body.back()) &&
-        (current.body.size() == 1 || blank(current.body[current.body.size() - 2]))) {
+    if (const int level = setext_level(line); level > 0 && paragraph_lines == 1) {
       std::string title = trim(current.body.back());
       current.body.pop_back();
       sections.push_back({level, title, line_number - 1, {}});
+      paragraph_lines = 0;
       continue;
     }
+    paragraph_lines = blank(line) ? 0 : paragraph_lines + 1;
     current.body.push_back(line);
   }
   if (!fence.empty()) {
-    return Error::invalid(file + ":" + std::to_string(line_number) + ": a code block opened with " +
-                          fence + " is never closed");
+    return Error::invalid(file + ":" + std::to_string(fence_line) +
+                          ": the code block opened with " + fence + " here is never closed");
   }
 
   ParsedSource parsed;

@@ -81,7 +81,7 @@ Result<std::vector<Entry>> merge_sources(std::vector<ParsedSource> sources,
                                          std::vector<std::string>& notes) {
   std::vector<Entry> entries;
   std::map<std::string, std::size_t> by_id;
-  std::map<std::string, std::vector<std::size_t>> explicit_labels;  // FAQ/article label -> entries
+  std::map<std::string, std::vector<std::size_t>> labels;  // FAQ and article labels -> entries
   std::vector<Entry> intents;
   for (ParsedSource& source : sources) {
     for (const std::string& note : source.notes)
@@ -96,13 +96,13 @@ Result<std::vector<Entry>> merge_sources(std::vector<ParsedSource> sources,
                               "' is already used at " + entries[it->second].source.to_string());
       }
       by_id[entry.id] = entries.size();
-      if (entry.label != entry.id) explicit_labels[entry.label].push_back(entries.size());
+      labels[entry.label].push_back(entries.size());
       entries.push_back(std::move(entry));
     }
   }
   std::map<std::string, std::size_t> intent_by_label;
   for (Entry& intent : intents) {
-    if (auto it = explicit_labels.find(intent.label); it != explicit_labels.end()) {
+    if (auto it = labels.find(intent.label); it != labels.end()) {
       if (it->second.size() > 1) {
         return Error::invalid(intent.source.to_string() + ": label '" + intent.label +
                               "' belongs to several entries (" +

@@ -49,9 +49,9 @@ Result<ParsedSource> parse_faq_json(std::string_view text, const std::string& fi
 Result<ParsedSource> parse_labelled_csv(const CsvTable& table, const std::string& text_column,
                                         const std::string& label_column);
 
-// Merges parsed files into the knowledge base's entries: ids must be unique; intents whose
-// label is also an explicit FAQ or article label become that entry's questions; intents of the
-// same label from several files merge; a missing locale is detected from the text.
+// Merges parsed files into the knowledge base's entries: ids must be unique; labelled questions
+// whose label is a FAQ's or article's label (given, else its id) become that entry's questions;
+// intents of the same label from several files merge; a missing locale is detected from the text.
 Result<std::vector<Entry>> merge_sources(std::vector<ParsedSource> sources,
                                          std::vector<std::string>& notes);
 

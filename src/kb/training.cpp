@@ -1,5 +1,6 @@
 #include "kb/training.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/progress.h"
@@ -74,9 +75,143 @@ Result<std::unique_ptr<SoftmaxHead>> train_head(const Corpus& corpus,
   return head;
 }
 
+namespace {
+
+// Share of `dev` documents whose entry has the highest averaged probability.
+double classifier_top1(const Corpus& corpus,
+                       const std::vector<const IntentClassifier*>& classifiers,
+                       const std::vector<std::size_t>& dev) {
+  if (dev.empty() || classifiers.empty()) return 0;
+  double right = 0;
+  for (std::size_t d : dev) {
+    std::vector<float> total;
+    for (const IntentClassifier* classifier : classifiers) {
+      const std::vector<float> probabilities = classifier->predict(corpus.classifier_texts[d]);
+      if (total.empty()) total.assign(probabilities.size(), 0.0f);
+      for (std::size_t i = 0; i < probabilities.size(); ++i)
+        total[i] += probabilities[i];
+    }
+    const auto best = std::max_element(total.begin(), total.end());
+    if (best - total.begin() == corpus.documents[d].entry) ++right;
+  }
+  return right / static_cast<double>(dev.size());
+}
+
+double head_top1(const Corpus& corpus, const SoftmaxHead& head,
+                 const std::vector<std::size_t>& dev) {
+  double right = 0, total = 0;
+  const auto dimensions = static_cast<std::size_t>(corpus.vectors.dimensions);
+  for (std::size_t d : dev) {
+    const int row = corpus.vector_row[d];
+    if (row < 0) continue;
+    const auto scores =
+        head.predict(std::span<const float>(corpus.vectors.values)
+                         .subspan(static_cast<std::size_t>(row) * dimensions, dimensions));
+    const auto best = std::max_element(scores.begin(), scores.end(), [](auto& a, auto& b) {
+      return a.probability < b.probability;
+    });
+    if (best != scores.end() && best->target == corpus.documents[d].entry) ++right;
+    ++total;
+  }
+  return total > 0 ? right / total : 0;
+}
+
+}  // namespace
+
+Result<ClassifierChoice> choose_classifiers(const Corpus& corpus, const std::vector<bool>& train,
+                                            const std::vector<std::size_t>& dev,
+                                            const std::vector<ClassifierParams>& grid,
+                                            const std::string& work_dir) {
+  std::vector<std::unique_ptr<IntentClassifier>> trained;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    const std::string label =
+        "tuning fastText " + std::to_string(i + 1) + "/" + std::to_string(grid.size());
+    auto model = train_classifier(corpus, train, grid[i], work_dir, label);
+    if (!model) return model.error();
+    trained.push_back(std::move(*model));
+  }
+  // Candidates: every model alone, then (with more than one) all of them averaged.
+  std::vector<std::vector<std::size_t>> options;
+  for (std::size_t i = 0; i < grid.size(); ++i)
+    options.push_back({i});
+  if (grid.size() > 1) {
+    options.emplace_back();
+    for (std::size_t i = 0; i < grid.size(); ++i)
+      options.back().push_back(i);
+  }
+  ClassifierChoice choice;
+  choice.top1 = -1;
+  std::vector<std::size_t> best;
+  for (const auto& option : options) {
+    std::vector<const IntentClassifier*> models;
+    for (std::size_t i : option)
+      models.push_back(trained[i].get());
+    const double top1 = classifier_top1(corpus, models, dev);
+    if (top1 > choice.top1) {
+      choice.top1 = top1;
+      best = option;
+    }
+  }
+  for (std::size_t i : best) {
+    choice.params.push_back(grid[i]);
+    choice.models.push_back(std::move(trained[i]));
+  }
+  return choice;
+}
+
+Result<HeadChoice> choose_head(const Corpus& corpus, const std::vector<bool>& train,
+                               const std::vector<std::size_t>& dev,
+                               const std::vector<HeadParams>& grid) {
+  HeadChoice choice;
+  choice.top1 = -1;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    const std::string label =
+        "tuning softmax head " + std::to_string(i + 1) + "/" + std::to_string(grid.size());
+    auto head = train_head(corpus, train, grid[i], label);
+    if (!head) return head.error();
+    const double top1 = head_top1(corpus, **head, dev);
+    if (top1 > choice.top1) {
+      choice.top1 = top1;
+      choice.params = grid[i];
+      choice.head = std::move(*head);
+    }
+  }
+  return choice;
+}
+
+float choose_function_word_weight(const Corpus& corpus, const std::vector<bool>& train,
+                                  const std::vector<std::size_t>& dev, Bm25Params params) {
+  std::vector<std::vector<std::string>> documents;
+  std::vector<int> entry_of;
+  for (std::size_t d = 0; d < corpus.documents.size(); ++d) {
+    if (!train[d]) continue;
+    documents.push_back(corpus.bm25_terms[d]);
+    entry_of.push_back(corpus.documents[d].entry);
+  }
+  float best_weight = kFunctionWordWeights[0];
+  int best = -1;
+  for (float weight : kFunctionWordWeights) {
+    params.function_word_weight = weight;
+    const Bm25Index index(documents, params, corpus.function_terms);
+    int right = 0;
+    for (std::size_t d : dev) {
+      const auto hits = index.search(corpus.bm25_terms[d], 1);
+      if (!hits.empty() &&
+          entry_of[static_cast<std::size_t>(hits[0].document)] == corpus.documents[d].entry) {
+        ++right;
+      }
+    }
+    if (right > best) {
+      best = right;
+      best_weight = weight;
+    }
+  }
+  return best_weight;
+}
+
 Result<RetrieverParts> build_parts(const Corpus& corpus, const std::vector<bool>& include,
                                    const ComponentChoices& choices,
-                                   std::unique_ptr<IntentClassifier> classifier,
+                                   std::vector<std::unique_ptr<IntentClassifier>> classifiers,
                                    std::unique_ptr<SoftmaxHead> head,
                                    const std::string& graph_path) {
   RetrieverParts parts;
@@ -90,7 +225,7 @@ Result<RetrieverParts> build_parts(const Corpus& corpus, const std::vector<bool>
     parts.document_entry.push_back(corpus.documents[d].entry);
     parts.document_source.push_back(static_cast<int>(d));
   }
-  parts.bm25 = std::make_unique<Bm25Index>(bm25_documents, choices.bm25);
+  parts.bm25 = std::make_unique<Bm25Index>(bm25_documents, choices.bm25, corpus.function_terms);
   if (corpus.vectors.dimensions > 0) {
     const auto dimensions = static_cast<std::size_t>(corpus.vectors.dimensions);
     std::vector<float> values;
@@ -109,7 +244,7 @@ Result<RetrieverParts> build_parts(const Corpus& corpus, const std::vector<bool>
       parts.dense = std::move(*dense);
     }
   }
-  parts.classifier = std::move(classifier);
+  parts.classifiers = std::move(classifiers);
   parts.head = std::move(head);
   return parts;
 }

@@ -14,8 +14,7 @@ namespace supportd::kb {
 
 struct ComponentChoices {
   Bm25Params bm25;
-  bool classifier = false;
-  ClassifierParams classifier_params;
+  std::vector<ClassifierParams> classifiers;  // fastText models averaged; empty: none
   bool head = false;
   HeadParams head_params;
   int dense_exact_limit = DenseIndex::kDefaultExactLimit;
@@ -34,12 +33,44 @@ Result<std::unique_ptr<SoftmaxHead>> train_head(const Corpus& corpus,
                                                 const HeadParams& params, const std::string& label);
 
 // Builds BM25 and the dense index over the documents in `include`, with the given trained
-// classifier and head (either may be null).
+// classifiers (may be none) and head (may be null).
 Result<RetrieverParts> build_parts(const Corpus& corpus, const std::vector<bool>& include,
                                    const ComponentChoices& choices,
-                                   std::unique_ptr<IntentClassifier> classifier,
+                                   std::vector<std::unique_ptr<IntentClassifier>> classifiers,
                                    std::unique_ptr<SoftmaxHead> head,
                                    const std::string& graph_path = {});
+
+// The fastText models chosen on the dev split: each of `grid` alone, or all of them averaged,
+// whichever finds the most dev questions' entries first; with those models (trained on
+// `train`, to score the dev split with).
+struct ClassifierChoice {
+  std::vector<ClassifierParams> params;
+  std::vector<std::unique_ptr<IntentClassifier>> models;
+  double top1 = 0;
+};
+Result<ClassifierChoice> choose_classifiers(const Corpus& corpus, const std::vector<bool>& train,
+                                            const std::vector<std::size_t>& dev,
+                                            const std::vector<ClassifierParams>& grid,
+                                            const std::string& work_dir);
+
+// The softmax head of `grid` with the best top-1 on the dev split, trained on `train`.
+struct HeadChoice {
+  HeadParams params;
+  std::unique_ptr<SoftmaxHead> head;
+  double top1 = 0;
+};
+Result<HeadChoice> choose_head(const Corpus& corpus, const std::vector<bool>& train,
+                               const std::vector<std::size_t>& dev,
+                               const std::vector<HeadParams>& grid);
+
+// Function-word weights tried on the dev split, and the one used when there is none.
+inline constexpr float kFunctionWordWeights[] = {1.0f, 0.3f, 0.1f};
+inline constexpr float kDefaultFunctionWordWeight = 0.3f;
+
+// The function-word weight whose BM25 nearest document finds the most dev questions' entries
+// (the earlier in kFunctionWordWeights on ties), with BM25 built over `train`.
+float choose_function_word_weight(const Corpus& corpus, const std::vector<bool>& train,
+                                  const std::vector<std::size_t>& dev, Bm25Params params);
 
 // Whether labelled questions are numerous enough to train a classifier on (at least two
 // entries with questions, two questions per entry on average, at most 2000 entries); when not,

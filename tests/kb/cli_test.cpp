@@ -1,0 +1,123 @@
+// The `supportd kb` verbs as a user runs them: exit codes, messages naming file and line, and
+// the JSON that scripts read.
+#include <gtest/gtest.h>
+#include <boost/json.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "test_dir.h"
+
+namespace supportd::kb {
+namespace {
+
+const std::string kData = SUPPORTD_KB_TEST_DATA;
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+// Runs `supportd kb ARGS` (arguments are single-quoted for the shell).
+CommandRun supportd_kb(const testing::TestDir& dir, const std::vector<std::string>& args) {
+  std::string command = std::string("'") + SUPPORTD_BINARY + "' kb";
+  for (const std::string& arg : args)
+    command += " '" + arg + "'";
+  command += " >'" + dir.path() + "/out' 2>'" + dir.path() + "/err' </dev/null";
+  const int status = std::system(command.c_str());
+  CommandRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = read_all(dir.path() + "/out");
+  run.err = read_all(dir.path() + "/err");
+  return run;
+}
+
+TEST(KbCli, MalformedFilesExitWithFileAndLine) {
+  testing::TestDir dir("cli-bad");
+  const std::string labelled = dir.write("labels.csv", "text,label\nhello,greet\nbye,\n");
+  CommandRun run = supportd_kb(dir, {"import", "--kb", dir.path() + "/kb", labelled, "--text-col",
+                                     "text", "--label-col", "label", "--no-encoder"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find(labelled + ":3: the label is empty"), std::string::npos) << run.err;
+
+  const std::string markdown = dir.write("help.md", "# Title\ntext\n```\nunclosed\n");
+  run = supportd_kb(dir, {"import", "--kb", dir.path() + "/kb", markdown, "--no-encoder"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find(markdown + ":3:"), std::string::npos) << run.err;
+
+  const std::string json = dir.write("faq.json", "[{\"question\": \"a\", \"answer\": \"b\"},\n{]");
+  run = supportd_kb(dir, {"import", "--kb", dir.path() + "/kb", json, "--no-encoder"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find(json + ":2: invalid JSON"), std::string::npos) << run.err;
+
+  run = supportd_kb(
+      dir, {"import", "--kb", dir.path() + "/kb", dir.write("notes.txt", "x"), "--no-encoder"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("unknown file type"), std::string::npos);
+
+  run = supportd_kb(dir, {"search", "--kb", dir.path() + "/none", "refund", "--no-encoder"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find(dir.path() + "/none"), std::string::npos) << run.err;
+}
+
+TEST(KbCli, ImportSearchEvalAndSplit) {
+  testing::TestDir dir("cli");
+  const std::string kb_dir = dir.path() + "/kb";
+  CommandRun run =
+      supportd_kb(dir, {"import", "--kb", kb_dir, kData + "/store-help.md",
+                        kData + "/store-faq.csv", kData + "/store-faq-zh.json", "--no-encoder"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("34 entries"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("version g1-"), std::string::npos) << run.out;
+
+  run = supportd_kb(
+      dir, {"search", "--kb", kb_dir, "How long do refunds take?", "--json", "--no-encoder"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const boost::json::value result = boost::json::parse(run.out);
+  const auto& hit = result.at("hits").at(0).as_object();
+  EXPECT_EQ(hit.at("id").as_string(), "store-help/refund-timing");
+  EXPECT_EQ(hit.at("title").as_string(), "Returns and refunds \xE2\x80\xBA Refund timing");
+  EXPECT_FALSE(hit.at("snippet").as_string().empty());
+  EXPECT_TRUE(result.at("version").as_string().starts_with("g1-"));
+
+  run = supportd_kb(
+      dir, {"eval", "--kb", kb_dir, kData + "/store-questions-zh.csv", "--json", "--no-encoder"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const boost::json::value report = boost::json::parse(run.out);
+  for (const char* key : {"top1", "top3", "n", "p50_ms", "p99_ms", "components", "confusions"}) {
+    EXPECT_TRUE(report.as_object().contains(key)) << key;
+  }
+  EXPECT_EQ(report.at("n").as_int64(), 40);
+  EXPECT_GE(report.at("top1").as_double(), 0.5);
+
+  run =
+      supportd_kb(dir, {"eval", "--kb", kb_dir, kData + "/store-questions-en.csv", "--no-encoder"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("BM25 nearest neighbour"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("fused ranking"), std::string::npos);
+  EXPECT_NE(run.out.find("p99"), std::string::npos);
+
+  const std::string labelled = kData + "/store-questions-en.csv";
+  for (const char* name : {"a", "b"}) {
+    run = supportd_kb(dir, {"split", labelled, "--holdout", "0.5", "--seed", "9", "--out-train",
+                            dir.path() + "/train-" + name + ".csv", "--out-test",
+                            dir.path() + "/test-" + name + ".csv"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+  EXPECT_EQ(read_all(dir.path() + "/test-a.csv"), read_all(dir.path() + "/test-b.csv"));
+  EXPECT_NE(read_all(dir.path() + "/test-a.csv").find("text,label\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace supportd::kb

@@ -1,0 +1,292 @@
+// Import, search, reload and corruption handling on the store help-centre files in data/.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "kb/evaluation.h"
+#include "kb/importer.h"
+#include "kb/knowledge_base.h"
+#include "kb/live_knowledge_base.h"
+#include "test_dir.h"
+
+namespace supportd::kb {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kData = SUPPORTD_KB_TEST_DATA;
+
+std::vector<std::string> store_files() {
+  return {kData + "/store-help.md", kData + "/store-faq.csv", kData + "/store-faq-zh.json"};
+}
+
+ImportOptions quick_options() {
+  ImportOptions options;
+  ClassifierParams params;
+  params.epochs = 20;
+  params.buckets = 20000;
+  options.classifier_grid = {params};
+  return options;
+}
+
+TEST(KbImport, MixedFormatsAreSearchableWithCitations) {
+  testing::TestDir dir("import");
+  const std::string kb_dir = dir.path() + "/kb";
+  auto report = import_knowledge_base(kb_dir, store_files(), quick_options());
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->manifest.entries, 10 + 4 + 20);
+  ASSERT_EQ(report->manifest.sources.size(), 3u);
+  EXPECT_EQ(report->manifest.sources[0].format, "markdown");
+  EXPECT_EQ(report->manifest.sources[1].format, "faq-csv");
+  EXPECT_EQ(report->manifest.sources[2].format, "faq-json");
+
+  auto kb = KnowledgeBase::open(kb_dir);
+  ASSERT_TRUE(kb.ok()) << kb.error().message;
+  EXPECT_EQ((*kb)->version(), report->manifest.version);
+  EXPECT_TRUE((*kb)->version().starts_with("g1-"));
+
+  auto refund = (*kb)->search("How long do refunds take?");
+  ASSERT_TRUE(refund.ok()) << refund.error().message;
+  ASSERT_FALSE(refund->hits.empty());
+  const SearchHit& hit = refund->hits[0];
+  EXPECT_EQ(hit.id, "store-help/refund-timing");
+  EXPECT_EQ(hit.title, "Returns and refunds \xE2\x80\xBA Refund timing");
+  EXPECT_EQ(hit.kind, "article");
+  EXPECT_EQ(hit.source, kData + "/store-help.md:25");
+  EXPECT_NE(hit.snippet.find("Refunds go back"), std::string::npos) << hit.snippet;
+  EXPECT_NE(hit.answer.find("3-5 business days"), std::string::npos);
+  EXPECT_EQ(refund->language, "en");
+  EXPECT_FALSE(refund->used_vectors);
+  EXPECT_GE(hit.confidence, 0.0);
+  EXPECT_LE(hit.confidence, 1.0);
+
+  auto track = (*kb)->search("How can I track my package?", {.k = 3});
+  ASSERT_TRUE(track.ok());
+  ASSERT_LE(track->hits.size(), 3u);
+  EXPECT_EQ(track->hits[0].id, "track-order");
+  EXPECT_EQ(track->hits[0].snippet, "How can I track my package?");  // the matching variant
+  EXPECT_EQ(track->hits[0].tags, (std::vector<std::string>{"orders", "shipping"}));
+
+  auto chinese = (*kb)->search("退款要等几天");
+  ASSERT_TRUE(chinese.ok());
+  ASSERT_FALSE(chinese->hits.empty());
+  EXPECT_EQ(chinese->hits[0].id, "zh/refund-time");
+  EXPECT_EQ(chinese->hits[0].locale, "zh");
+  EXPECT_EQ(chinese->language, "zh");
+
+  const Entry* entry = (*kb)->find("cancel-order");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->questions.size(), 2u);
+  EXPECT_EQ((*kb)->find("no-such-entry"), nullptr);
+}
+
+TEST(KbImport, BadQuestionsAreErrorsNotCrashes) {
+  testing::TestDir dir("bad-questions");
+  ASSERT_TRUE(import_knowledge_base(dir.path(), store_files(), quick_options()).ok());
+  auto kb = KnowledgeBase::open(dir.path());
+  ASSERT_TRUE(kb.ok());
+  EXPECT_EQ((*kb)->search("   ").error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ((*kb)->search("refund", {.k = 0}).error().code, ErrorCode::kInvalidArgument);
+  auto garbage = (*kb)->search("\xFF\xFE\xC3");
+  ASSERT_TRUE(garbage.ok());
+  EXPECT_TRUE(garbage->hits.empty());
+  EXPECT_EQ((*kb)->embed("refund").error().code, ErrorCode::kUnavailable);
+  EXPECT_FALSE((*kb)->semantic_cache().has_value());
+}
+
+TEST(KbImport, ConcurrentSearchesAgreeWithSequentialOnes) {
+  testing::TestDir dir("concurrent");
+  ASSERT_TRUE(import_knowledge_base(dir.path(), store_files(), quick_options()).ok());
+  auto kb = KnowledgeBase::open(dir.path());
+  ASSERT_TRUE(kb.ok());
+  const std::vector<std::string> questions = {
+      "refund", "退货", "Can I pay with PayPal?", "password reset", "积分怎么用", "customs"};
+  std::vector<std::string> expected;
+  for (const auto& q : questions)
+    expected.push_back((*kb)->search(q)->hits.at(0).id);
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches = 0;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int round = 0; round < 25; ++round) {
+        for (std::size_t i = 0; i < questions.size(); ++i) {
+          auto result = (*kb)->search(questions[i]);
+          if (!result.ok() || result->hits.empty() || result->hits[0].id != expected[i]) {
+            ++mismatches;
+          }
+        }
+      }
+    });
+  }
+  for (auto& thread : threads)
+    thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(KbImport, MalformedFileLeavesTheLiveGenerationAlone) {
+  testing::TestDir dir("malformed");
+  const std::string kb_dir = dir.path() + "/kb";
+  auto first = import_knowledge_base(kb_dir, store_files(), quick_options());
+  ASSERT_TRUE(first.ok());
+  const std::string bad = dir.write("bad.csv", "question,answer\nWhere?,Here.\n,No question\n");
+  auto failed = import_knowledge_base(kb_dir, {kData + "/store-help.md", bad}, quick_options());
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find(bad + ":3: the question is empty"), std::string::npos)
+      << failed.error().message;
+  auto kb = KnowledgeBase::open(kb_dir);
+  ASSERT_TRUE(kb.ok());
+  EXPECT_EQ((*kb)->version(), first->manifest.version);
+  EXPECT_FALSE(fs::exists(kb_dir + "/gen-000002"));
+  EXPECT_FALSE(import_knowledge_base(kb_dir, {}, quick_options()).ok());
+  EXPECT_FALSE(import_knowledge_base(kb_dir, {dir.path() + "/missing.md"}, quick_options()).ok());
+}
+
+TEST(KbReload, SwapsGenerationsWithoutDisturbingReaders) {
+  testing::TestDir dir("reload");
+  const std::string kb_dir = dir.path() + "/kb";
+  ASSERT_TRUE(import_knowledge_base(kb_dir, {kData + "/store-help.md"}, quick_options()).ok());
+  auto live = LiveKnowledgeBase::open(kb_dir);
+  ASSERT_TRUE(live.ok()) << live.error().message;
+  const std::shared_ptr<const KnowledgeBase> before = (*live)->current();
+  auto unchanged = (*live)->reload();
+  ASSERT_TRUE(unchanged.ok());
+  EXPECT_FALSE(*unchanged);
+  EXPECT_EQ((*live)->current(), before);
+
+  ASSERT_TRUE(import_knowledge_base(kb_dir, store_files(), quick_options()).ok());
+  auto changed = (*live)->reload();
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  EXPECT_TRUE(*changed);
+  EXPECT_NE((*live)->current()->version(), before->version());
+  EXPECT_EQ((*live)->current()->search("退款要等几天")->hits.at(0).id, "zh/refund-time");
+  // A search that holds the old generation still works on it.
+  EXPECT_EQ(before->search("How long do refunds take?")->hits.at(0).id, "store-help/refund-timing");
+
+  // A broken generation is refused and the one in use stays.
+  const std::string current = (*live)->current()->info().directory;
+  fs::copy(current, kb_dir + "/gen-000009", fs::copy_options::recursive);
+  {
+    std::ofstream entries(kb_dir + "/gen-000009/entries.jsonl", std::ios::app);
+    entries << "{not json\n";
+  }
+  std::ofstream(kb_dir + "/CURRENT") << "gen-000009\n";
+  const std::string version = (*live)->current()->version();
+  auto broken = (*live)->reload();
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.error().message.find("entries.jsonl:35: not a JSON object"), std::string::npos)
+      << broken.error().message;
+  EXPECT_EQ((*live)->current()->version(), version);
+}
+
+TEST(KbReload, WatcherPicksUpANewImport) {
+  testing::TestDir dir("watch");
+  const std::string kb_dir = dir.path() + "/kb";
+  ASSERT_TRUE(import_knowledge_base(kb_dir, {kData + "/store-help.md"}, quick_options()).ok());
+  auto live = LiveKnowledgeBase::open(kb_dir);
+  ASSERT_TRUE(live.ok());
+  const std::string before = (*live)->current()->version();
+  std::mutex mutex;
+  std::condition_variable reloaded;
+  bool swapped = false;
+  KnowledgeBaseWatcher watcher(**live, std::chrono::milliseconds(20), [&](const Result<bool>& r) {
+    std::lock_guard lock(mutex);
+    swapped = swapped || (r.ok() && *r);
+    reloaded.notify_all();
+  });
+  ASSERT_TRUE(import_knowledge_base(kb_dir, store_files(), quick_options()).ok());
+  std::unique_lock lock(mutex);
+  ASSERT_TRUE(reloaded.wait_for(lock, std::chrono::seconds(30), [&] { return swapped; }));
+  EXPECT_NE((*live)->current()->version(), before);
+}
+
+TEST(KbOpen, CorruptFilesAreNamed) {
+  testing::TestDir dir("corrupt");
+  EXPECT_EQ(KnowledgeBase::open(dir.path() + "/nothing").error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(KnowledgeBase::open(dir.path()).error().code, ErrorCode::kNotFound);  // no CURRENT
+  ImportOptions options = quick_options();
+  options.source = {"text", "label"};  // labelled questions: a classifier is trained
+  auto report = import_knowledge_base(dir.path(), {kData + "/store-questions-en.csv"}, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_EQ(report->manifest.classifiers.size(), 1u);
+  const std::string manifest = report->generation + "/manifest.json";
+  std::string text;
+  {
+    std::ifstream in(manifest);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string original = text;
+  text.replace(text.find("\"format_version\":1"), 18, "\"format_version\":99");
+  std::ofstream(manifest) << text;
+  auto newer = KnowledgeBase::open(dir.path());
+  ASSERT_FALSE(newer.ok());
+  EXPECT_EQ(newer.error().code, ErrorCode::kUnsupported);
+  EXPECT_NE(newer.error().message.find("re-import"), std::string::npos);
+
+  std::ofstream(manifest) << original;
+  std::ofstream(report->generation + "/classifier-1.bin") << "garbage";
+  auto classifier = KnowledgeBase::open(dir.path());
+  ASSERT_FALSE(classifier.ok());
+  EXPECT_EQ(classifier.error().code, ErrorCode::kCorrupt);
+  EXPECT_NE(classifier.error().message.find("classifier-1.bin"), std::string::npos);
+
+  std::ofstream(dir.path() + "/CURRENT") << "../../etc\n";
+  EXPECT_EQ(KnowledgeBase::open(dir.path()).error().code, ErrorCode::kCorrupt);
+}
+
+TEST(KbEncoder, VectorsJoinForEnglishAndTheLexicalPathRemainsWithoutThem) {
+  if (!sentence_encoder_built()) GTEST_SKIP() << "this build has no src/encoder";
+  auto embedder = open_sentence_encoder("");
+  ASSERT_TRUE(embedder.ok()) << embedder.error().message
+                             << " (scripts/fetch-encoder.sh installs the weights; make setup)";
+  std::shared_ptr<const Embedder> shared = std::move(*embedder);
+  testing::TestDir dir("encoder");
+  ImportOptions options = quick_options();
+  options.embedder = shared;
+  auto report = import_knowledge_base(dir.path(), store_files(), options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->manifest.encoder, shared->fingerprint());
+  EXPECT_EQ(report->manifest.dimensions, shared->dimensions());
+
+  auto kb = KnowledgeBase::open(dir.path(), {shared});
+  ASSERT_TRUE(kb.ok()) << kb.error().message;
+  EXPECT_TRUE((*kb)->warnings().empty());
+  EXPECT_TRUE((*kb)->info().vectors);
+  auto english = (*kb)->search("How long do refunds take?", {.explain = true});
+  ASSERT_TRUE(english.ok());
+  EXPECT_TRUE(english->used_vectors);
+  EXPECT_EQ(english->hits.at(0).id, "store-help/refund-timing");
+  bool dense_ranking = false;
+  for (const auto& ranking : english->components)
+    dense_ranking |= ranking.component == "encoder-knn";
+  EXPECT_TRUE(dense_ranking);
+  auto chinese = (*kb)->search("退款要等几天");
+  ASSERT_TRUE(chinese.ok());
+  EXPECT_FALSE(chinese->used_vectors);  // the encoder is English-only
+  EXPECT_EQ(chinese->hits.at(0).id, "zh/refund-time");
+  auto vector = (*kb)->embed("Where is my parcel?");
+  ASSERT_TRUE(vector.ok());
+  EXPECT_EQ(static_cast<int>(vector->size()), shared->dimensions());
+  auto reused = (*kb)->search("Where is my parcel?", {.vector = *vector});
+  ASSERT_TRUE(reused.ok());
+  EXPECT_TRUE(reused->used_vectors);
+  EXPECT_EQ(reused->hits.at(0).id, "track-order");
+  EXPECT_EQ((*kb)->embed("我的包裹在哪里").error().code, ErrorCode::kUnavailable);
+  const std::vector<float> wrong(3, 0.5f);
+  EXPECT_EQ((*kb)->search("parcel", {.vector = wrong}).error().code, ErrorCode::kInvalidArgument);
+
+  // Without the encoder at run time: a warning, and the lexical path.
+  auto lexical = KnowledgeBase::open(dir.path());
+  ASSERT_TRUE(lexical.ok()) << lexical.error().message;
+  ASSERT_EQ((*lexical)->warnings().size(), 1u);
+  EXPECT_NE((*lexical)->warnings()[0].find("no encoder"), std::string::npos);
+  auto fallback = (*lexical)->search("How long do refunds take?");
+  ASSERT_TRUE(fallback.ok());
+  EXPECT_FALSE(fallback->used_vectors);
+  EXPECT_EQ(fallback->hits.at(0).id, "store-help/refund-timing");
+}
+
+}  // namespace
+}  // namespace supportd::kb

@@ -1,0 +1,100 @@
+// Small-sample quality checks on real data: a slice of banking77 (24 training and 8 held-out
+// questions per intent) and the Chinese store help centre. The full-scale figures are
+// benchmarks (bench/kb-banking77), not tests.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "kb/csv.h"
+#include "kb/evaluation.h"
+#include "kb/importer.h"
+#include "kb/knowledge_base.h"
+#include "test_dir.h"
+
+namespace supportd::kb {
+namespace {
+
+const std::string kData = SUPPORTD_KB_TEST_DATA;
+
+std::string banking77() {
+  const char* path = std::getenv("SUPPORTD_BANKING77");
+  return path != nullptr ? path : SUPPORTD_BANKING77;
+}
+
+// Every intent's first 32 questions: three of every four train, the fourth is held out.
+void slice_banking77(const std::string& train_path, std::vector<EvalQuestion>& held_out,
+                     int per_label) {
+  auto table = read_csv_file(banking77());
+  ASSERT_TRUE(table.ok()) << table.error().message << " (the banking77 data set is expected at "
+                          << banking77() << ")";
+  std::map<std::string, int> seen;
+  std::string train = "text,category\n";
+  for (const CsvRow& row : table->rows) {
+    const int n = seen[row.fields[1]]++;
+    if (n >= per_label) continue;
+    if (n % 4 == 3) {
+      held_out.push_back({row.fields[0], row.fields[1], {banking77(), row.line}});
+    } else {
+      train += format_csv_row(row.fields);
+    }
+  }
+  std::ofstream(train_path) << train;
+}
+
+ImportOptions quick_options() {
+  ImportOptions options;
+  options.source = {"text", "category"};
+  ClassifierParams params;
+  params.epochs = 30;
+  params.buckets = 50000;
+  options.classifier_grid = {params};
+  return options;
+}
+
+TEST(KbQuality, Banking77SliceLexical) {
+  testing::TestDir dir("banking77");
+  std::vector<EvalQuestion> held_out;
+  slice_banking77(dir.path() + "/train.csv", held_out, 32);
+  ASSERT_EQ(held_out.size(), 77u * 8);
+  auto report =
+      import_knowledge_base(dir.path() + "/kb", {dir.path() + "/train.csv"}, quick_options());
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->manifest.entries, 77);
+  EXPECT_GE(report->manifest.dev.questions, 20);
+  EXPECT_TRUE(report->manifest.lexical.calibration.fitted);
+  auto kb = KnowledgeBase::open(dir.path() + "/kb");
+  ASSERT_TRUE(kb.ok()) << kb.error().message;
+  auto eval = evaluate(**kb, held_out);
+  ASSERT_TRUE(eval.ok()) << eval.error().message;
+  // Every component takes part and the fusion is at least as good as the best of them.
+  ASSERT_EQ(eval->components.size(), 4u);
+  double best_component = 0;
+  for (std::size_t i = 0; i + 1 < eval->components.size(); ++i) {
+    best_component = std::max(best_component, eval->components[i].top1);
+  }
+  EXPECT_GE(eval->top1 + 0.01, best_component);
+  EXPECT_GE(eval->top1, 0.75) << format_report(*eval);
+  EXPECT_GE(eval->top3, 0.88) << format_report(*eval);
+  EXPECT_EQ(eval->unknown_labels, 0);
+}
+
+TEST(KbQuality, ChineseStoreHelpCentre) {
+  auto questions = read_eval_questions(kData + "/store-questions-zh.csv", "text", "label");
+  ASSERT_TRUE(questions.ok()) << questions.error().message;
+  testing::TestDir dir("chinese");
+  ImportOptions options;  // the default segmentation
+  auto report = import_knowledge_base(dir.path(), {kData + "/store-faq-zh.json"}, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  auto kb = KnowledgeBase::open(dir.path());
+  ASSERT_TRUE(kb.ok());
+  auto eval = evaluate(**kb, *questions);
+  ASSERT_TRUE(eval.ok());
+  EXPECT_EQ(eval->languages.at("zh"), 40);
+  EXPECT_GE(eval->top1, 0.8) << format_report(*eval);
+  EXPECT_GE(eval->top3, 0.9) << format_report(*eval);
+}
+
+}  // namespace
+}  // namespace supportd::kb
