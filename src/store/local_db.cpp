@@ -121,14 +121,48 @@ using local_db_rows::kSessionColumns;
 using local_db_rows::read_session;
 
 LocalDb::LocalDb(Options options, std::unique_ptr<SqliteDb> writer,
-                 std::unique_ptr<SqliteDb> reader)
-    : options_(std::move(options)), writer_(std::move(writer)), reader_(std::move(reader)) {}
+                 std::unique_ptr<SqliteDb> reader, std::unique_ptr<SqliteDb> checkpointer)
+    : options_(std::move(options)),
+      writer_(std::move(writer)),
+      reader_(std::move(reader)),
+      checkpointer_(std::move(checkpointer)) {
+  constexpr int kCheckpointPages = 1000;  // SQLite's own default threshold
+  writer_->on_commit([this](int pages) {
+    if (pages < kCheckpointPages) return;
+    {
+      std::lock_guard lock(checkpoint_mutex_);
+      checkpoint_due_ = true;
+    }
+    checkpoint_wake_.notify_one();
+  });
+  checkpoint_thread_ = std::thread([this] { checkpoint_loop(); });
+}
 
-LocalDb::~LocalDb() = default;
+LocalDb::~LocalDb() {
+  {
+    std::lock_guard lock(checkpoint_mutex_);
+    stopping_ = true;
+  }
+  checkpoint_wake_.notify_one();
+  checkpoint_thread_.join();
+}
+
+void LocalDb::checkpoint_loop() {
+  std::unique_lock lock(checkpoint_mutex_);
+  for (;;) {
+    checkpoint_wake_.wait(lock, [&] { return stopping_ || checkpoint_due_; });
+    if (stopping_) return;
+    checkpoint_due_ = false;
+    lock.unlock();
+    (void)checkpointer_->checkpoint();  // a failure is retried at the next threshold
+    lock.lock();
+  }
+}
 
 Result<std::unique_ptr<LocalDb>> LocalDb::open(const Options& options) {
   SqliteDb::Options sqlite;
   sqlite.sync_every_commit = options.sync_every_commit;
+  sqlite.auto_checkpoint = false;
   Result<std::unique_ptr<SqliteDb>> writer = SqliteDb::open(options.path, sqlite);
   if (!writer) return writer.error();
   {
@@ -150,7 +184,10 @@ Result<std::unique_ptr<LocalDb>> LocalDb::open(const Options& options) {
   }
   Result<std::unique_ptr<SqliteDb>> reader = SqliteDb::open(options.path, sqlite);
   if (!reader) return reader.error();
-  return std::unique_ptr<LocalDb>(new LocalDb(options, std::move(*writer), std::move(*reader)));
+  Result<std::unique_ptr<SqliteDb>> checkpointer = SqliteDb::open(options.path, sqlite);
+  if (!checkpointer) return checkpointer.error();
+  return std::unique_ptr<LocalDb>(
+      new LocalDb(options, std::move(*writer), std::move(*reader), std::move(*checkpointer)));
 }
 
 Result<std::optional<LocalSession>> LocalDb::find_locked(SqliteDb& db, std::string_view key) {
@@ -182,51 +219,6 @@ Status LocalDb::create(const SessionId& id, std::int64_t now_ms) {
 Result<std::optional<LocalSession>> LocalDb::find(std::string_view key) {
   std::lock_guard lock(reader_mutex_);
   return find_locked(*reader_, key);
-}
-
-Result<std::int64_t> LocalDb::append(std::string_view key, const NewMessage& message,
-                                     std::int64_t now_ms) {
-  std::lock_guard lock(writer_mutex_);
-  SqliteTransaction transaction(*writer_);
-  if (Status status = transaction.begin(); !status) return status.error();
-  std::int64_t seq = 0;
-  {
-    Result<SqliteStatement> update = writer_->prepare(
-        "UPDATE sessions SET last_seq = last_seq + 1, touched_ms = ?2, pending = max(pending, ?3) "
-        "WHERE key = ?1 RETURNING last_seq");
-    if (!update) return update.error();
-    update->bind(1, key).bind(2, now_ms).bind(3, std::int64_t{options_.journal ? 1 : 0});
-    Result<bool> row = update->step();
-    if (!row) return row.error();
-    if (!*row) return unknown_session();
-    seq = update->int64(0);
-    if (Status done = update->run(); !done) return done.error();
-  }
-  Message stored{seq, message.role, message.text, now_ms};
-  if (Status status = local_db_rows::insert_message(*writer_, key, stored, options_.journal);
-      !status)
-    return status.error();
-  if (Status status = transaction.commit(); !status) return status.error();
-  return seq;
-}
-
-Status LocalDb::retract(std::string_view key, std::int64_t seq) {
-  std::lock_guard lock(writer_mutex_);
-  SqliteTransaction transaction(*writer_);
-  if (Status status = transaction.begin(); !status) return status;
-  Result<SqliteStatement> remove = writer_->prepare(
-      "DELETE FROM messages WHERE key = ?1 AND seq = ?2 AND pending = 1 "
-      "AND seq = (SELECT last_seq FROM sessions WHERE key = ?1)");
-  if (!remove) return remove.error();
-  remove->bind(1, key).bind(2, seq);
-  if (Status status = remove->run(); !status) return status;
-  if (writer_->changes() == 0) return {};
-  Result<SqliteStatement> update =
-      writer_->prepare("UPDATE sessions SET last_seq = last_seq - 1 WHERE key = ?1");
-  if (!update) return update.error();
-  update->bind(1, key);
-  if (Status status = update->run(); !status) return status;
-  return transaction.commit();
 }
 
 Result<std::vector<Message>> LocalDb::messages(std::string_view key, std::int64_t from_seq,

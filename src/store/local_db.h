@@ -7,6 +7,7 @@
 // reader connection, each behind its own mutex).
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -15,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "core/status.h"
@@ -70,6 +72,8 @@ class LocalDb {
   Result<std::optional<LocalSession>> find(std::string_view key);
 
   // Appends a message with the next seq_id and returns it. not_found: unknown session.
+  // Appends from several threads share commits (group commit): one fsync serves them all
+  // when sync_every_commit is on.
   Result<std::int64_t> append(std::string_view key, const NewMessage& message, std::int64_t now_ms);
   // Removes message `seq` again if it is still the newest (an append the caller never
   // acknowledged). No-op otherwise.
@@ -127,14 +131,36 @@ class LocalDb {
   Result<std::int64_t> forget_idle(std::int64_t before_ms);
 
  private:
-  LocalDb(Options options, std::unique_ptr<SqliteDb> writer, std::unique_ptr<SqliteDb> reader);
+  LocalDb(Options options, std::unique_ptr<SqliteDb> writer, std::unique_ptr<SqliteDb> reader,
+          std::unique_ptr<SqliteDb> checkpointer);
   Result<std::optional<LocalSession>> find_locked(SqliteDb& db, std::string_view key);
+
+  void checkpoint_loop();
+  struct QueuedAppend;
+  // Writes `batch` in one transaction (a savepoint each), filling in every result.
+  // REQUIRES: writer_mutex_ held.
+  void commit_appends(const std::vector<QueuedAppend*>& batch);
 
   const Options options_;
   std::mutex writer_mutex_;
   std::unique_ptr<SqliteDb> writer_;  // guarded by writer_mutex_
   std::mutex reader_mutex_;
   std::unique_ptr<SqliteDb> reader_;  // guarded by reader_mutex_
+
+  // Group commit: appends wait here while another thread commits.
+  std::mutex append_mutex_;
+  std::condition_variable append_done_;
+  std::vector<QueuedAppend*> append_queue_;  // guarded by append_mutex_
+  bool appending_ = false;                   // guarded by append_mutex_: a commit is running
+
+  // Checkpoints run on their own connection and thread, so that no commit waits for the
+  // fsync of a checkpoint.
+  std::unique_ptr<SqliteDb> checkpointer_;  // used by checkpoint_thread_ only
+  std::mutex checkpoint_mutex_;
+  std::condition_variable checkpoint_wake_;
+  bool checkpoint_due_ = false;  // guarded by checkpoint_mutex_
+  bool stopping_ = false;        // guarded by checkpoint_mutex_
+  std::thread checkpoint_thread_;
 };
 
 }  // namespace supportd::store

@@ -69,7 +69,8 @@ class SessionStore {
   virtual Status rate_conversation(const SessionId& id, int csat) = 0;
   virtual Result<Feedback> feedback(const SessionId& id) = 0;
 
-  // Conversations of `tenant` waiting for a human, oldest first, at most `limit`.
+  // Conversations of `tenant` waiting for a human, oldest first, at most `limit` (and at
+  // most kMaxWaitingListed).
   virtual Result<WaitingList> waiting_for_human(std::string_view tenant, std::size_t limit) = 0;
 
   // Calls `visit` with every session id the store holds (to rebuild the Bloom filter).

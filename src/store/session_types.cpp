@@ -1,5 +1,6 @@
 #include "store/session_types.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/utf8.h"
@@ -96,6 +97,14 @@ bool is_unknown_session(const Error& error) {
 Status check_csat(int csat) {
   if (csat < 1 || csat > 5) return Error::invalid("csat must be between 1 and 5", "csat");
   return {};
+}
+
+SeqRange history_range(std::int64_t last_seq, std::size_t limit, std::int64_t before_seq) {
+  SeqRange range;
+  range.to = before_seq > 0 ? std::min(before_seq - 1, last_seq) : last_seq;
+  if (limit > 0 && static_cast<std::uint64_t>(range.to) > limit)
+    range.from = range.to - static_cast<std::int64_t>(limit) + 1;
+  return range;
 }
 
 std::int64_t unix_ms() {

@@ -102,6 +102,17 @@ struct WaitingList {
 Error unknown_session();
 bool is_unknown_session(const Error& error);
 
+// The seq_ids history(limit, before_seq) covers in a session whose newest is `last_seq`:
+// the newest `limit` (0: all) below `before_seq` (0 or less: no bound). Empty when to < from.
+struct SeqRange {
+  std::int64_t from = 1;
+  std::int64_t to = 0;
+};
+SeqRange history_range(std::int64_t last_seq, std::size_t limit, std::int64_t before_seq);
+
+// waiting_for_human lists at most this many conversations, whatever the caller asks.
+inline constexpr std::size_t kMaxWaitingListed = 1000;
+
 // Validates what a caller hands in; errors name the offending field.
 Status check_new_message(const NewMessage& message);
 Status check_csat(int csat);

@@ -89,7 +89,8 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::open(const std::filesystem::path& pa
   sqlite3_busy_timeout(handle, static_cast<int>(options.busy_timeout.count()));
   const std::string pragmas = std::string("PRAGMA journal_mode=WAL; PRAGMA synchronous=") +
                               (options.sync_every_commit ? "FULL" : "NORMAL") +
-                              "; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;";
+                              "; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;" +
+                              (options.auto_checkpoint ? "" : " PRAGMA wal_autocheckpoint=0;");
   if (Status status = db->exec(pragmas); !status) {
     return Error::make(status.error().code,
                        "cannot use " + path.string() + ": " + status.error().message);
@@ -134,6 +135,27 @@ Result<SqliteStatement> SqliteDb::prepare(const std::string& sql) {
     it = statements_.emplace(sql, statement).first;
   }
   return SqliteStatement(this, it->second);
+}
+
+Status SqliteDb::checkpoint() {
+  int log = 0;
+  int copied = 0;
+  if (sqlite3_wal_checkpoint_v2(handle_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) !=
+      SQLITE_OK) {
+    return error("sqlite checkpoint");
+  }
+  return {};
+}
+
+void SqliteDb::on_commit(std::function<void(int pages)> pages) {
+  on_commit_ = std::move(pages);
+  sqlite3_wal_hook(
+      handle_,
+      [](void* self, sqlite3*, const char*, int pages) {
+        static_cast<SqliteDb*>(self)->on_commit_(pages);
+        return SQLITE_OK;
+      },
+      this);
 }
 
 Status SqliteDb::begin() {

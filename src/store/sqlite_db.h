@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +60,9 @@ class SqliteDb {
     // true: synchronous=FULL, every commit is fsynced and survives a power loss.
     bool sync_every_commit = false;
     std::chrono::milliseconds busy_timeout{5000};
+    // false: commits never checkpoint the WAL themselves (and never wait for its fsync);
+    // the owner calls checkpoint() from another connection instead.
+    bool auto_checkpoint = true;
   };
 
   // Opens or creates the database at `path` in WAL mode.
@@ -78,6 +82,12 @@ class SqliteDb {
   Status commit();
   void rollback();
 
+  // Copies committed WAL pages into the database without blocking writers (PASSIVE).
+  Status checkpoint();
+  // Calls `pages(n)` after every commit on this connection with the WAL's size in pages.
+  // `pages` runs inside the commit: it must be quick and must not use this connection.
+  void on_commit(std::function<void(int pages)> pages);
+
   // Rows changed by the last INSERT/UPDATE/DELETE.
   std::int64_t changes() const;
   // An error for the connection's last failure, with `what` in front.
@@ -88,6 +98,7 @@ class SqliteDb {
 
   sqlite3* handle_;
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
+  std::function<void(int)> on_commit_;
 };
 
 // Rolls back unless commit() succeeded.

@@ -43,9 +43,9 @@ Result<std::vector<Message>> SqliteSessionStore::history(const SessionId& id, st
   if (!found) return found.error();
   if (!*found) return unknown_session();
   const std::int64_t last = (*found)->conversation.last_seq;
-  const std::int64_t to = before_seq > 0 ? std::min(before_seq - 1, last) : last;
-  const std::int64_t from =
-      limit > 0 ? std::max<std::int64_t>(1, to - static_cast<std::int64_t>(limit) + 1) : 1;
+  const SeqRange range = history_range(last, limit, before_seq);
+  const std::int64_t from = range.from;
+  const std::int64_t to = range.to;
   if (to < from) return std::vector<Message>();
   return db_->messages(id.key(), from, to);
 }
@@ -82,7 +82,8 @@ Result<Feedback> SqliteSessionStore::feedback(const SessionId& id) {
 Result<WaitingList> SqliteSessionStore::waiting_for_human(std::string_view tenant,
                                                           std::size_t limit) {
   if (Status status = check_name(tenant, "tenant"); !status) return status.error();
-  Result<std::vector<Conversation>> waiting = db_->waiting(tenant, limit);
+  Result<std::vector<Conversation>> waiting =
+      db_->waiting(tenant, std::min(limit, kMaxWaitingListed));
   if (!waiting) return waiting.error();
   return WaitingList{std::move(*waiting), false};
 }

@@ -122,9 +122,9 @@ Result<std::vector<Message>> TieredSessionStore::history(const SessionId& id, st
   }
   if (!local) return local.error();
   const std::int64_t last = local->conversation.last_seq;
-  const std::int64_t to = before_seq > 0 ? std::min(before_seq - 1, last) : last;
-  const std::int64_t from =
-      limit > 0 ? std::max<std::int64_t>(1, to - static_cast<std::int64_t>(limit) + 1) : 1;
+  const SeqRange range = history_range(last, limit, before_seq);
+  const std::int64_t from = range.from;
+  const std::int64_t to = range.to;
   if (to < from) return std::vector<Message>();
   if (cached && !cached->recent.empty() && cached->recent.front().seq_id <= from &&
       cached->conversation.last_seq >= to) {
@@ -247,6 +247,7 @@ Result<Feedback> TieredSessionStore::feedback(const SessionId& id) {
 Result<WaitingList> TieredSessionStore::waiting_for_human(std::string_view tenant,
                                                           std::size_t limit) {
   if (Status status = check_name(tenant, "tenant"); !status) return status.error();
+  limit = std::min(limit, kMaxWaitingListed);
   WaitingList list;
   std::map<std::string, Conversation> merged;
   Result<std::vector<Conversation>> archived = reader_.waiting(tenant, limit * 2 + 16);

@@ -1,6 +1,7 @@
 #include "session_store_contract.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <thread>
@@ -53,6 +54,9 @@ TEST_P(SessionStoreContract, AppendReturnsConsecutiveSeqIdsAndHistoryReadsThemBa
   EXPECT_EQ(seqs(*store_->history(id, 3, 5)), range(2, 4));
   EXPECT_EQ(seqs(*store_->history(id, 0, 3)), range(1, 2));
   EXPECT_TRUE(store_->history(id, 5, 1)->empty());
+  EXPECT_EQ(seqs(*store_->history(id, SIZE_MAX)), range(1, 10));  // a huge limit is "all"
+  EXPECT_EQ(seqs(*store_->history(id, 2, -7)), range(9, 10));     // no upper bound
+  EXPECT_EQ(store_->waiting_for_human(tenant_, SIZE_MAX)->conversations.size(), 0u);
   EXPECT_EQ(store_->conversation(id)->last_seq, 10);
 }
 

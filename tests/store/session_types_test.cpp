@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 namespace supportd::store {
 namespace {
 
@@ -26,6 +28,22 @@ TEST(SessionTypesTest, MessagesAreChecked) {
   Status nul = check_new_message({Role::kUser, std::string("a\0b", 3)});
   EXPECT_EQ(nul.error().code, ErrorCode::kInvalidArgument);
   EXPECT_FALSE(check_new_message({static_cast<Role>(9), "x"}).ok());
+}
+
+TEST(SessionTypesTest, HistoryRanges) {
+  const auto range = [](std::int64_t last, std::size_t limit, std::int64_t before) {
+    const SeqRange r = history_range(last, limit, before);
+    return std::make_pair(r.from, r.to);
+  };
+  EXPECT_EQ(range(10, 0, 0), std::make_pair(std::int64_t{1}, std::int64_t{10}));
+  EXPECT_EQ(range(10, 3, 0), std::make_pair(std::int64_t{8}, std::int64_t{10}));
+  EXPECT_EQ(range(10, 3, 5), std::make_pair(std::int64_t{2}, std::int64_t{4}));
+  EXPECT_EQ(range(10, 100, 0), std::make_pair(std::int64_t{1}, std::int64_t{10}));
+  EXPECT_EQ(range(10, SIZE_MAX, 0), std::make_pair(std::int64_t{1}, std::int64_t{10}));
+  EXPECT_EQ(range(10, 0, -5), std::make_pair(std::int64_t{1}, std::int64_t{10}));
+  EXPECT_EQ(range(10, 0, 1000), std::make_pair(std::int64_t{1}, std::int64_t{10}));
+  EXPECT_EQ(range(10, 5, 1).second, 0);  // empty
+  EXPECT_EQ(range(0, 5, 0).second, 0);
 }
 
 TEST(SessionTypesTest, CsatIsOneToFive) {
