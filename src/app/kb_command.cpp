@@ -137,7 +137,7 @@ void add_kb_command(CLI::App& app, int& exit_code) {
   kb_app->require_subcommand(1);
 
   // kb import
-  static std::string import_dir, cjk = "bigrams";
+  static std::string import_dir, cjk = "words+bigrams";
   static std::vector<std::string> files;
   static kb::ImportOptions import_options;
   static EncoderFlags import_encoder;

@@ -44,9 +44,13 @@ struct EvalReport {
   double top3 = 0;
   std::vector<ComponentScore> components;  // each component, then "fused"
   std::vector<Confusion> confusions;       // most frequent first, at most 10
-  double p50_ms = 0;
+  double p50_ms = 0;  // whole search: the question's vector (when used) and retrieval
   double p99_ms = 0;
   double mean_ms = 0;
+  double retrieval_p50_ms = 0;  // retrieval given the vector
+  double retrieval_p99_ms = 0;
+  double embed_p50_ms = 0;  // the sentence encoder alone (questions it took part in)
+  double embed_p99_ms = 0;
   int unknown_labels = 0;  // questions whose label no entry has (misses)
   std::vector<std::string> unknown_examples;
   std::map<std::string, int> languages;  // detected language -> questions

@@ -19,7 +19,7 @@ namespace supportd::kb {
 
 struct ImportOptions {
   SourceOptions source;
-  CjkSegmentation cjk = CjkSegmentation::kBigrams;
+  CjkSegmentation cjk = CjkSegmentation::kWordsAndBigrams;
   std::shared_ptr<const Embedder> embedder;       // null: no vectors (lexical components only)
   double dev_fraction = 0.15;                     // of every entry's questions, held out for tuning
   std::uint64_t seed = 1;                         // dev split, fastText and the head

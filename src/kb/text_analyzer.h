@@ -1,6 +1,6 @@
 // Turns text into index terms: NFKC normalization with Unicode case folding, ICU word
-// segmentation, and for Chinese and Japanese (written without spaces) either character bigrams
-// or ICU's dictionary words. Latin-script words get a light English suffix stemmer.
+// segmentation, and for Chinese and Japanese (written without spaces) character bigrams, ICU's
+// dictionary words, or both. Latin-script words get a light English suffix stemmer.
 // Thread-safe: const methods may be called from any thread (segmenters are per thread).
 #pragma once
 
@@ -16,7 +16,8 @@ namespace supportd::kb {
 enum class CjkSegmentation {
   kBigrams,          // overlapping character pairs of every Han/kana run (a lone character stays)
   kIcuWords,         // ICU's dictionary-based word break
-  kWordsAndBigrams,  // both, as separate terms
+  kWordsAndBigrams,  // both, as separate terms: the default, the best of the three on the
+                     // Chinese store help centre (bench/kb-chinese, docs/performance.md)
 };
 
 const char* cjk_segmentation_name(CjkSegmentation mode);
@@ -24,7 +25,7 @@ const char* cjk_segmentation_name(CjkSegmentation mode);
 Result<CjkSegmentation> parse_cjk_segmentation(std::string_view name);
 
 struct AnalyzerOptions {
-  CjkSegmentation cjk = CjkSegmentation::kBigrams;
+  CjkSegmentation cjk = CjkSegmentation::kWordsAndBigrams;
   bool stem = true;  // light English suffix stemming of Latin-script words
 };
 
