@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   supportd::app::add_serve_command(app, exit_code);
   supportd::app::add_model_command(app, exit_code);
+  supportd::app::add_bench_command(app, exit_code);
   supportd::app::add_encoder_command(app, exit_code);
   supportd::app::add_kb_command(app, exit_code);
   try {

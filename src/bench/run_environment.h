@@ -1,0 +1,16 @@
+// What a run needs from the process and the system around it: enough file descriptors for its
+// connections, and the wall-clock time for the report.
+// Thread-safety: raise_file_limit changes process-wide state; call it from one thread.
+#pragma once
+
+#include <string>
+
+namespace supportd::bench {
+
+// Raises the soft RLIMIT_NOFILE to the hard limit; returns the soft limit now in force.
+int raise_file_limit();
+
+// The current wall-clock time, ISO 8601 UTC ("2025-01-31T12:00:00Z").
+std::string utc_timestamp();
+
+}  // namespace supportd::bench
