@@ -27,7 +27,8 @@
       human: 'Talk to a person', humanWaiting: 'Waiting for a person…',
       welcome: 'Hello! Ask me anything about orders, delivery, returns or payment.',
       connecting: 'Connecting…', online: 'Online', reconnecting: 'Connection lost. Reconnecting…',
-      offline: 'Cannot reach the server. Retrying…', fallback: 'Online (without live connection)',
+      offline: 'Cannot reach the server. Retrying…', unavailable: 'Chat is not available right now.',
+      fallback: 'Online (without live connection)',
       waiting: 'We are finding someone to help you. You can keep writing here.',
       taken: (a) => `${a} joined the conversation.`, someone: 'A support agent',
       backToBot: 'You are back with the virtual assistant.',
@@ -48,7 +49,7 @@
       human: '转人工客服', humanWaiting: '正在等待人工客服…',
       welcome: '您好！关于订单、配送、退货或支付的问题，都可以问我。',
       connecting: '正在连接…', online: '在线', reconnecting: '连接已断开，正在重新连接…',
-      offline: '无法连接服务器，正在重试…', fallback: '在线（无实时连接）',
+      offline: '无法连接服务器，正在重试…', unavailable: '在线客服暂时不可用。', fallback: '在线（无实时连接）',
       waiting: '正在为您转接人工客服，您可以继续留言。',
       taken: (a) => `${a} 已加入对话。`, someone: '客服人员',
       backToBot: '已为您转回智能助手。', closed: '本次对话已结束。',
@@ -660,13 +661,18 @@
         state.startFailed = false;
       })().catch((e) => {
         state.starting = null;
-        setStatus(T.offline, true);
+        // The server refused (a missing key, say): trying again will not help until the next
+        // time the customer opens the panel. Anything else may pass: retry on our own.
+        const refused = e.status >= 400 && e.status < 500 && e.status !== 408 && e.status !== 429;
+        setStatus(refused ? T.unavailable : T.offline, true);
         if (!state.startFailed) showError(e);  // once per streak of failures
         state.startFailed = true;
         clearTimeout(state.retryTimer);
-        state.retryTimer = setTimeout(() => {
-          if (!panel.hidden || recalled()) start().catch(() => {});
-        }, 5000);
+        if (!refused) {
+          state.retryTimer = setTimeout(() => {
+            if (!panel.hidden || recalled()) start().catch(() => {});
+          }, 5000);
+        }
         throw e;
       });
     }

@@ -4,7 +4,7 @@ import { api, ApiError, apiKey, setApiKey, duration, el } from './client.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  name: $('agent-name'), identity: $('identity'), keyField: $('key-field'), key: $('api-key'),
+  name: $('agent-name'), keyField: $('key-field'), key: $('api-key'),
   connection: $('connection'), alert: $('alert'),
   waiting: $('waiting'), waitingCount: $('waiting-count'), waitingEmpty: $('waiting-empty'),
   mine: $('mine'), mineCount: $('mine-count'), mineEmpty: $('mine-empty'),
@@ -231,6 +231,9 @@ function connectSocket() {
     state.socketFailures += 1;
     // Polling keeps the lists fresh while the socket is away (or refused: keys need headers).
     startPolling();
+    // With an API key the socket cannot work (a browser's WebSocket sends no Authorization
+    // header): polling only. Otherwise try again, backing off.
+    if (apiKey() && !opened) return;
     const delay = Math.min(15000, 1000 * 2 ** Math.min(state.socketFailures - 1, 4));
     setTimeout(connectSocket, opened ? 500 : delay);
   });
@@ -419,7 +422,7 @@ ui.name.addEventListener('change', () => {
   loadMine().catch(() => {});
   renderDetail();
 });
-ui.identity.addEventListener('submit', (e) => {
+ui.keyField.addEventListener('submit', (e) => {
   e.preventDefault();
   setApiKey(ui.key.value.trim());
   state.keyNeeded = false;

@@ -100,7 +100,7 @@ function drawChart(id, series, caption) {
     const yy = y(max * f);
     grid.append(svgEl('line', { x1: left, x2: width - right, y1: yy, y2: yy }));
     const label = svgEl('text', { x: left - 6, y: yy + 3, 'text-anchor': 'end' });
-    label.textContent = series[0]?.format ? series[0].format(max * f) : fmt.num(max * f);
+    label.textContent = series[0]?.format === fmt.ms ? fmt.ms(max * f) : fmt.num(max * f, max < 10 ? 1 : 0);
     axis.append(label);
   }
   const ago = span >= 120000 ? `−${Math.round(span / 60000)} min` : `−${Math.round(span / 1000)} s`;
@@ -210,7 +210,7 @@ function drawTiles(stats, rates) {
   meter.style.width = `${Number.isFinite(kvPct) ? Math.min(100, kvPct) : 0}%`;
   meter.classList.toggle('high', kvPct > 90);
   const hitRate = e.prefix_lookups > 0 ? (100 * e.prefix_hits) / e.prefix_lookups : NaN;
-  setText('now-prefix', Number.isFinite(hitRate) ? `${fmt.pct(hitRate)} hits` : 'no lookups');
+  setText('now-prefix', Number.isFinite(hitRate) ? `${fmt.pct(hitRate)} hits` : '–');
   setText('now-prefix-sub', `${fmt.int(e.prefix_hits)} of ${fmt.int(e.prefix_lookups)} · ${fmt.int(e.prompt_tokens_reused)} tokens reused`);
   setText('now-rss', fmt.mib(p.resident_bytes));
   setText('now-cpu', `CPU ${rates ? fmt.pct(rates.cpu) : '–'} · ${fmt.int(p.threads)} threads · ${fmt.int(p.open_fds)} fds`);

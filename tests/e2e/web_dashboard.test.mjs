@@ -1,0 +1,90 @@
+// The operations dashboard in headless Chromium: after some traffic it shows the server's
+// numbers (requests, latency percentiles per class, KV cells, process) and draws its charts;
+// when the server goes away it says so instead of showing stale numbers as live.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startSupportd, synthesizeModel } from './supportd.mjs';
+import { demoKnowledgeBase, launchBrowser, newPage, screenshot } from './web_helpers.mjs';
+
+let server;
+let browser;
+let dataDir;
+
+before(async () => {
+  const model = await synthesizeModel('tiny');
+  dataDir = mkdtempSync(path.join(tmpdir(), 'supportd-web-dashboard-'));
+  server = await startSupportd(['--model', model, '--data-dir', dataDir, '--kb', demoKnowledgeBase(),
+                                '--parallel', '4']);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function traffic(n) {
+  await Promise.all(Array.from({ length: n }, (_, i) => fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ messages: [{ role: 'user', content: `question ${i}` }], max_tokens: 8,
+                           ignore_eos: true, temperature: 0 }),
+  }).then((r) => r.json())));
+}
+
+test('the dashboard shows numbers and charts after some traffic', async () => {
+  await traffic(6);
+  const stats = await (await fetch(`${server.url}/v1/stats`)).json();
+  const page = await newPage(browser.context, 'dashboard');
+  await page.goto(`${server.url}/dashboard`);
+  await page.getByText(/^Live · updated/).waitFor({ timeout: 10000 });
+  // More traffic while the page watches: rates need two polls around it.
+  await traffic(6);
+  await page.waitForFunction(() => Number(document.getElementById('now-rps').textContent) > 0 ||
+                                   document.querySelectorAll('#chart-rps polyline').length > 0,
+                             null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelectorAll('#chart-rps polyline').length > 0 &&
+                                   document.querySelectorAll('#chart-tps polyline').length > 0,
+                             null, { timeout: 10000 });
+
+  // Tiles: the model, the KV cache size and the process memory come from /v1/stats.
+  assert.equal(await page.locator('#model').textContent(), `model: ${stats.model}`);
+  const kv = await page.locator('#now-kv-sub').textContent();
+  assert.ok(kv.includes(stats.engine.kv_cells_total.toLocaleString('en-US')), kv);
+  assert.match(await page.locator('#now-rss').textContent(), /^\d+ MiB$/);
+  assert.match(await page.locator('#now-running').textContent(), /^\d+$/);
+
+  // The latency table has a row per class and metric; the normal class has counted requests.
+  const rows = page.locator('#latency tbody tr');
+  assert.equal(await rows.count(), Object.keys(stats.classes).length * 4);
+  const ttftNormal = page.locator('#latency tbody tr', { hasText: 'Time to first token' })
+                         .filter({ has: page.locator('th', { hasText: /^normal$/ }) });
+  const count = Number((await ttftNormal.locator('td').nth(1).textContent()).replaceAll(',', ''));
+  assert.ok(count >= 12, `TTFT count for normal: ${count}`);
+  assert.match(await ttftNormal.locator('td').nth(2).textContent(), /\d+(\.\d)? (ms|s)$/);
+  // Outcomes since start: the ok column of the normal class.
+  const okCell = page.locator('#outcomes tbody tr', { has: page.locator('th', { hasText: /^normal$/ }) }).locator('td').first();
+  assert.ok(Number((await okCell.textContent()).replaceAll(',', '')) >= 12);
+
+  // Every chart is an SVG with lines and a text alternative naming its current values.
+  for (const id of ['rps', 'ttft', 'queue', 'engine', 'tps', 'process']) {
+    const svg = page.locator(`#chart-${id}`);
+    assert.equal(await svg.getAttribute('role'), 'img');
+    assert.match(await svg.getAttribute('aria-label'), /Now: /);
+    assert.ok(await svg.locator('polyline, circle').count() > 0, `chart ${id} has data`);
+  }
+  // Everything else the server reports is listed, the engine's counters among it.
+  await page.locator('#more [data-group="engine"] dt', { hasText: 'tokens generated' }).waitFor();
+  await screenshot(page, 'dashboard', { fullPage: true });
+  assert.deepEqual(page.problems, []);
+
+  // The server goes away: the dashboard says it cannot reach it.
+  await server.stop();
+  await page.getByText('Server unreachable, retrying').waitFor({ timeout: 10000 });
+  await page.getByRole('alert').getByText(/Cannot load \/v1\/stats/).waitFor();
+  await screenshot(page, 'dashboard-offline');
+  await page.close();
+});

@@ -1,0 +1,231 @@
+// The chat widget and the agent console in headless Chromium against a real supportd on the
+// demo knowledge base (data/demo-kb, what `supportd serve` imports by default): a customer asks, sees the answer arrive over the socket with
+// its citations, asks for a person; an agent takes the conversation and answers; the customer
+// sees it, answers back, and rates the conversation once the agent closes it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startSupportd, synthesizeModel } from './supportd.mjs';
+import { demoKnowledgeBase, launchBrowser, newPage, screenshot } from './web_helpers.mjs';
+
+let server;
+let browser;
+let dataDir;
+
+before(async () => {
+  const model = await synthesizeModel('tiny');
+  dataDir = mkdtempSync(path.join(tmpdir(), 'supportd-web-desk-'));
+  server = await startSupportd(['--model', model, '--data-dir', dataDir, '--kb', demoKnowledgeBase()]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+const sessionKey = () => `supportd.session:${server.url}`;
+
+async function post(p, body, headers = {}) {
+  const r = await fetch(`${server.url}${p}`, { method: 'POST', body: JSON.stringify(body),
+                                               headers: { 'content-type': 'application/json', ...headers } });
+  return { status: r.status, body: await r.json() };
+}
+
+// The socket events the widget received, in order.
+function recordSocketEvents(page) {
+  const events = [];
+  page.on('websocket', (ws) => {
+    if (!ws.url().includes('/v1/ws?session=')) return;
+    ws.on('framereceived', (f) => {
+      try { events.push(JSON.parse(f.payload)); } catch { /* not JSON */ }
+    });
+  });
+  return events;
+}
+
+test('customer asks, sees the answer and its citations, asks for a person; an agent takes it and answers', async () => {
+  const customer = await newPage(browser.context, 'customer');
+  const events = recordSocketEvents(customer);
+  await customer.goto(`${server.url}/`);
+  await customer.getByRole('heading', { name: 'How can we help?' }).waitFor();
+
+  // One script tag put the widget on the page; its panel opens from the floating button.
+  await customer.getByRole('button', { name: 'Chat with us' }).click();
+  const panel = customer.getByRole('dialog', { name: 'Lumen & Co. support' });
+  await panel.waitFor();
+  await panel.getByText('Online').waitFor();
+  const input = panel.getByLabel('Your message');
+  await input.fill('Where is my parcel?');
+  await input.press('Enter');
+
+  // The answer streams in over the socket: citations, tokens, then done.
+  const answer = panel.locator('.msg.assistant').filter({ has: customer.locator('.badge') }).last();
+  await answer.waitFor({ timeout: 15000 });
+  const types = events.map((e) => e.type);
+  const done = events.find((e) => e.type === 'done');
+  assert.ok(done, `a done event arrived: ${JSON.stringify(types)}`);
+  assert.ok(types.includes('token'), `tokens arrived: ${JSON.stringify(types)}`);
+  assert.ok(types.indexOf('token') < types.indexOf('done'), 'tokens before done');
+  const tokens = events.filter((e) => e.type === 'token').map((e) => e.text).join('');
+  assert.ok(['faq', 'kb', 'cache'].includes(done.answer.source), `answered from the knowledge base: ${done.answer.source}`);
+  const bubbleText = await answer.locator('.bubble').textContent();
+  assert.equal(bubbleText, done.answer.text);
+  assert.equal(bubbleText, tokens, 'what streamed is what is shown');
+  assert.match(bubbleText, /track/i);
+  // Citations as cards: title and snippet, as the server sent them.
+  assert.ok(done.answer.citations.length > 0, 'the answer has citations');
+  const cards = answer.locator('.cite');
+  assert.equal(await cards.count(), done.answer.citations.length);
+  assert.equal(await cards.first().locator('strong').textContent(), done.answer.citations[0].title);
+  assert.equal(await cards.first().locator('span').textContent(), done.answer.citations[0].snippet);
+  assert.ok((await answer.locator('.badge').textContent()).length > 0, 'a source badge');
+
+  // Thumbs up is recorded.
+  await answer.getByRole('button', { name: 'Helpful', exact: true }).click();
+  await answer.getByText('Thanks for your feedback.').waitFor();
+  assert.equal(await answer.getByRole('button', { name: 'Helpful', exact: true }).getAttribute('aria-pressed'), 'true');
+  await screenshot(customer, 'widget-answer');
+
+  // Ask for a person.
+  await panel.getByRole('button', { name: 'Talk to a person' }).click();
+  await panel.getByText('We are finding someone to help you').waitFor();
+  const session = await customer.evaluate((key) => localStorage.getItem(key), sessionKey());
+  assert.ok(session, 'the session is remembered in localStorage');
+
+  // The agent sees the waiting conversation and takes it.
+  const agent = await newPage(browser.context, 'agent');
+  await agent.goto(`${server.url}/agent`);
+  await agent.getByLabel('Your name').fill('Bob');
+  await agent.getByLabel('Your name').press('Tab');
+  const item = agent.locator(`#waiting li[data-session="${session}"] button`);
+  await item.waitFor({ timeout: 10000 });
+  await agent.getByText('Live', { exact: true }).waitFor();
+  await item.click();
+  // The history shows what the customer asked the bot.
+  await agent.locator('#history .entry.user', { hasText: 'Where is my parcel?' }).waitFor();
+  await agent.getByRole('button', { name: 'Take conversation' }).click();
+  await agent.getByText('You have this conversation').waitFor();
+  await agent.locator(`#mine li[data-session="${session}"]`).waitFor();
+  assert.equal(await agent.locator(`#waiting li[data-session="${session}"]`).count(), 0);
+  const reply = 'Hello, this is Bob. Your parcel left our warehouse yesterday.';
+  await agent.getByLabel('Your reply').fill(reply);
+  await agent.getByLabel('Your reply').press('Enter');
+  await agent.locator('#history .entry.agent', { hasText: reply }).waitFor();
+
+  // The customer sees that Bob joined, and his message, set apart from the bot's.
+  await panel.getByText('Bob joined the conversation.').waitFor({ timeout: 10000 });
+  const agentMessage = panel.locator('.msg.agent', { hasText: reply });
+  await agentMessage.waitFor({ timeout: 10000 });
+  assert.equal(await agentMessage.locator('.who').textContent(), 'Bob');
+  await screenshot(customer, 'widget-agent-message');
+
+  // The customer answers; the message reaches the agent live.
+  await input.fill('Thank you! 谢谢');
+  await input.press('Enter');
+  await agent.locator('#history .entry.user', { hasText: 'Thank you! 谢谢' }).waitFor({ timeout: 10000 });
+  await screenshot(agent, 'agent-console');
+
+  // The agent closes; the customer is asked to rate the conversation.
+  await agent.getByRole('button', { name: 'Close conversation' }).click();
+  await panel.getByText('This conversation was closed.').waitFor({ timeout: 10000 });
+  await panel.getByRole('button', { name: '5 out of 5' }).click();
+  await panel.getByText('Thank you for your rating!').waitFor();
+  await screenshot(customer, 'widget-csat');
+
+  // A reload keeps the conversation.
+  await customer.reload();
+  await customer.getByRole('button', { name: 'Chat with us' }).click();
+  await panel.locator('.msg.user', { hasText: 'Where is my parcel?' }).waitFor({ timeout: 10000 });
+  await panel.locator('.msg.agent', { hasText: reply }).waitFor();
+  assert.equal(await customer.evaluate((key) => localStorage.getItem(key), sessionKey()), session);
+
+  assert.deepEqual([...customer.problems, ...agent.problems], []);
+  await customer.close();
+  await agent.close();
+});
+
+test('taking a conversation someone else took first says so', async () => {
+  const created = await post('/v1/sessions', { user: 'carol' });
+  assert.equal(created.status, 201);
+  const session = created.body.session;
+  assert.equal((await post(`/v1/sessions/${encodeURIComponent(session)}/handoff`, {})).body.handoff, 'waiting');
+
+  const agent = await newPage(browser.context, 'agent');
+  await agent.goto(`${server.url}/agent`);
+  await agent.getByLabel('Your name').fill('Bob');
+  await agent.getByLabel('Your name').press('Tab');
+  await agent.locator(`#waiting li[data-session="${session}"] button`).click({ timeout: 10000 });
+  await agent.getByRole('button', { name: 'Take conversation' }).waitFor();
+  // Alice is faster: Bob's click reaches the server after hers (whether or not his console has
+  // heard of it yet, the server decides).
+  const taken = await post(`/v1/agent/conversations/${encodeURIComponent(session)}/take`, { agent: 'Alice' });
+  assert.equal(taken.status, 200);
+  await agent.locator('#take').dispatchEvent('click');
+  await agent.getByRole('alert').getByText('Someone else took this conversation first.').waitFor();
+  await agent.getByText('Taken by Alice').waitFor();
+  assert.equal(await agent.getByLabel('Your reply').isVisible(), false, 'no reply box for a conversation Bob does not hold');
+  assert.deepEqual(agent.problems.filter((p) => !p.includes('409')), []);
+  await agent.close();
+});
+
+test('without WebSockets the widget streams answers over HTTP', async () => {
+  const page = await newPage(browser.context, 'customer-no-ws');
+  await page.addInitScript(() => { delete window.WebSocket; });
+  await page.goto(`${server.url}/`);
+  await page.evaluate((key) => localStorage.removeItem(key), sessionKey());
+  await page.reload();
+  let streamed = false;
+  page.on('response', (r) => {
+    if (/\/v1\/sessions\/[^/]+\/messages$/.test(r.url()) && r.request().method() === 'POST' &&
+        (r.headers()['content-type'] ?? '').startsWith('text/event-stream')) streamed = true;
+  });
+  await page.getByRole('button', { name: 'Chat with us' }).click();
+  const panel = page.getByRole('dialog');
+  await panel.getByText('Online (without live connection)').waitFor({ timeout: 10000 });
+  await panel.getByLabel('Your message').fill('How long does delivery take?');
+  await panel.getByLabel('Your message').press('Enter');
+  const answer = panel.locator('.msg.assistant').filter({ has: page.locator('.badge') }).last();
+  await answer.waitFor({ timeout: 15000 });
+  assert.match(await answer.locator('.bubble').textContent(), /business days/);
+  assert.ok(await answer.locator('.cite').count() > 0, 'citations');
+  assert.ok(streamed, 'the answer came as server-sent events');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('when the server cannot be reached the widget says so, and recovers', async () => {
+  const page = await newPage(browser.context, 'customer-offline');
+  await page.goto(`${server.url}/`);
+  await page.evaluate((key) => localStorage.removeItem(key), sessionKey());
+  await page.route('**/v1/sessions', (route) => route.abort('connectionrefused'));
+  await page.reload();
+  await page.getByRole('button', { name: 'Chat with us' }).click();
+  const panel = page.getByRole('dialog');
+  await panel.getByRole('alert').getByText('cannot reach the server').waitFor({ timeout: 10000 });
+  await panel.getByText('Cannot reach the server. Retrying…').waitFor();
+  await screenshot(page, 'widget-offline');
+  // The network comes back: the widget retries by itself.
+  await page.unroute('**/v1/sessions');
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 15000 });
+  await page.close();
+});
+
+test('a session id the server never issued is dropped for a new one', async () => {
+  const page = await newPage(browser.context, 'customer-forged');
+  await page.goto(`${server.url}/`);
+  await page.evaluate((key) => localStorage.setItem(key, 'anonymous.web.forged.forged'), sessionKey());
+  await page.reload();
+  await page.getByRole('button', { name: 'Chat with us' }).click();
+  const panel = page.getByRole('dialog');
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
+  const fresh = await page.evaluate((key) => localStorage.getItem(key), sessionKey());
+  assert.ok(fresh && fresh !== 'anonymous.web.forged.forged', fresh);
+  await panel.getByLabel('Your message').fill('How do I return an item?');
+  await panel.getByLabel('Your message').press('Enter');
+  await panel.locator('.msg.assistant .badge').waitFor({ timeout: 15000 });
+  await page.close();
+});

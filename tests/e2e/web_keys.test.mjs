@@ -1,0 +1,96 @@
+// The pages on a server that requires API keys: the agent console asks for a key on 401, works
+// with it (polling, since a browser's WebSocket cannot send the key), and a widget without a
+// key shows the server's own error message instead of hanging.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startSupportd, synthesizeModel } from './supportd.mjs';
+import { demoKnowledgeBase, launchBrowser, newPage, screenshot } from './web_helpers.mjs';
+
+const KEY = 'sk-lumen-agents-7c1f';
+let server;
+let browser;
+let dir;
+
+before(async () => {
+  const model = await synthesizeModel('tiny');
+  dir = mkdtempSync(path.join(tmpdir(), 'supportd-web-keys-'));
+  const config = path.join(dir, 'supportd.toml');
+  writeFileSync(config, `[[api_keys]]\nkey = "${KEY}"\ntenant = "lumen"\n`);
+  server = await startSupportd(['--model', model, '--data-dir', path.join(dir, 'data'), '--kb', demoKnowledgeBase(),
+                                '--config', config]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function call(method, p, body) {
+  const r = await fetch(`${server.url}${p}`, {
+    method, body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+  });
+  return { status: r.status, body: await r.json() };
+}
+
+test('the agent console asks for the key, then works with it', async () => {
+  const unauthorized = await fetch(`${server.url}/v1/agent/conversations?state=waiting`);
+  assert.equal(unauthorized.status, 401);
+  await unauthorized.arrayBuffer();
+
+  const created = await call('POST', '/v1/sessions', { user: 'dora' });
+  assert.equal(created.status, 201);
+  const session = created.body.session;
+  assert.equal((await call('POST', `/v1/sessions/${encodeURIComponent(session)}/handoff`, {})).status, 200);
+
+  const agent = await newPage(browser.context, 'agent');
+  await agent.goto(`${server.url}/agent`);
+  await agent.getByRole('alert').getByText('This server needs an API key').waitFor({ timeout: 10000 });
+  const keyField = agent.getByLabel('API key');
+  assert.equal(await keyField.isVisible(), true);
+  await screenshot(agent, 'agent-needs-key');
+
+  // A wrong key is refused with a clear message; the right one loads the waiting list.
+  await keyField.fill('sk-wrong');
+  await keyField.press('Enter');
+  await agent.getByRole('alert').getByText('The API key was refused').waitFor({ timeout: 10000 });
+  await keyField.fill(KEY);
+  await agent.getByRole('button', { name: 'Use key' }).click();
+  const item = agent.locator(`#waiting li[data-session="${session}"] button`);
+  await item.waitFor({ timeout: 10000 });
+  await agent.getByText('Polling every 2 s').waitFor();
+
+  await agent.getByLabel('Your name').fill('Erin');
+  await agent.getByLabel('Your name').press('Tab');
+  await item.click();
+  await agent.getByRole('button', { name: 'Take conversation' }).click();
+  await agent.getByText('You have this conversation').waitFor();
+  await agent.getByLabel('Your reply').fill('Hi Dora, Erin here.');
+  await agent.getByRole('button', { name: 'Send' }).click();
+  await agent.locator('#history .entry.agent', { hasText: 'Hi Dora, Erin here.' }).waitFor();
+
+  const history = await call('GET', `/v1/sessions/${encodeURIComponent(session)}/messages`);
+  assert.equal(history.body.handoff, 'taken');
+  assert.equal(history.body.agent, 'Erin');
+  assert.ok(history.body.messages.some((m) => m.role === 'agent' && m.text === 'Hi Dora, Erin here.'));
+  await agent.close();
+});
+
+test('a widget without a key shows the server\'s message', async () => {
+  const expected = await fetch(`${server.url}/v1/sessions`, { method: 'POST', body: '{}',
+                                                             headers: { 'content-type': 'application/json' } });
+  assert.equal(expected.status, 401);
+  const message = (await expected.json()).error.message;
+  const page = await newPage(browser.context, 'customer');
+  await page.goto(`${server.url}/`);
+  await page.getByRole('button', { name: 'Chat with us' }).click();
+  const panel = page.getByRole('dialog');
+  await panel.getByRole('alert').getByText(message).waitFor({ timeout: 10000 });
+  await panel.getByText('Chat is not available right now.').waitFor();
+  await page.close();
+});
