@@ -190,12 +190,12 @@
     display: flex; flex-direction: column; border: 1px solid var(--line);
   }
   .panel[hidden], [hidden] { display: none !important; }
-  header {
+  .head {
     background: var(--accent); color: #fff; padding: 12px 14px; display: flex;
     align-items: center; gap: 10px;
   }
-  header .heading { flex: 1; min-width: 0; }
-  header h2 { margin: 0; font-size: 16px; font-weight: 650; }
+  .head .heading { flex: 1; min-width: 0; }
+  .head h2 { margin: 0; font-size: 16px; font-weight: 650; }
   .status { font-size: 12.5px; opacity: .95; }
   .status.bad { font-weight: 600; }
   .icon-button {
@@ -345,7 +345,7 @@
                   input, sendButton);
   const panel = el('section', { class: 'panel', id: `sd-panel-${uid}`, role: 'dialog',
                                 'aria-labelledby': `sd-title-${uid}`, hidden: true },
-    el('header', {},
+    el('div', { class: 'head' },
        el('div', { class: 'heading' }, el('h2', { id: `sd-title-${uid}`, text: titleText }), statusLine),
        closeButton),
     log,
@@ -884,7 +884,7 @@
     launcher.setAttribute('aria-expanded', 'true');
     state.unread = 0;
     unreadBadge.hidden = true;
-    launcher.setAttribute('aria-label', T.close);
+    launcher.setAttribute('aria-label', T.open);  // a disclosure button: aria-expanded tells the state
     input.focus();
     start().then(scrollDown, () => {});
   }

@@ -229,3 +229,30 @@ test('a session id the server never issued is dropped for a new one', async () =
   await panel.locator('.msg.assistant .badge').waitFor({ timeout: 15000 });
   await page.close();
 });
+
+test('the widget works from the keyboard alone', async () => {
+  const page = await newPage(browser.context, 'customer-keyboard');
+  await page.goto(`${server.url}/`);
+  await page.evaluate((key) => localStorage.removeItem(key), sessionKey());
+  await page.reload();
+  const launcher = page.getByRole('button', { name: 'Chat with us' });
+  // Tab through the page until the launcher has focus (it comes after the page's own links).
+  const launcherFocused = () => launcher.evaluate((b) => b.getRootNode().activeElement === b);
+  for (let i = 0; i < 30 && !(await launcherFocused()); i++) await page.keyboard.press('Tab');
+  assert.ok(await launcherFocused(), 'Tab reaches the launcher');
+  await page.keyboard.press('Enter');
+  const panel = page.getByRole('dialog');
+  const input = panel.getByLabel('Your message');
+  await input.waitFor();
+  assert.ok(await input.evaluate((t) => t.getRootNode().activeElement === t), 'the message box has focus');
+  assert.equal(await launcher.getAttribute('aria-expanded'), 'true');
+  await page.keyboard.type('How much is shipping?');
+  await page.keyboard.press('Enter');
+  await panel.locator('.msg.assistant .badge').waitFor({ timeout: 15000 });
+  // Escape closes the panel and gives focus back to the launcher.
+  await page.keyboard.press('Escape');
+  await panel.waitFor({ state: 'hidden' });
+  assert.ok(await launcherFocused(), 'focus returns to the launcher');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});

@@ -51,6 +51,7 @@ test('the agent console asks for the key, then works with it', async () => {
   const agent = await newPage(browser.context, 'agent');
   await agent.goto(`${server.url}/agent`);
   await agent.getByRole('alert').getByText('This server needs an API key').waitFor({ timeout: 10000 });
+  await agent.getByRole('status').getByText('Needs an API key').waitFor();
   const keyField = agent.getByLabel('API key');
   assert.equal(await keyField.isVisible(), true);
   await screenshot(agent, 'agent-needs-key');

@@ -178,10 +178,10 @@ async function refreshLists(withMine = true) {
     await Promise.all([loadWaiting(), mineDue ? loadMine() : null]);
     if (mineDue) lastMineLoad = Date.now();
     if (!state.keyNeeded) clearAlertIfStale();
-    return true;
+    return null;
   } catch (e) {
     failed(e, 'Could not load the conversations');
-    return false;
+    return e;
   }
 }
 function clearAlertIfStale() {
@@ -243,8 +243,12 @@ function startPolling() {
   if (state.pollTimer) return;
   setConnection('Polling every 2 s', 'polling');
   const tick = async () => {
-    const ok = await refreshLists(false);
-    if (!state.live) setConnection(ok ? 'Polling every 2 s' : 'Server unreachable, retrying', ok ? 'polling' : 'down');
+    const error = await refreshLists(false);
+    if (state.live) return;
+    if (!error) setConnection('Polling every 2 s', 'polling');
+    else if (error.status === 401) setConnection('Needs an API key', 'down');
+    else if (error.status === 0) setConnection('Server unreachable, retrying', 'down');
+    else setConnection(`Server error ${error.status}, retrying`, 'down');
   };
   tick();
   state.pollTimer = setInterval(tick, 2000);
@@ -427,7 +431,7 @@ ui.keyField.addEventListener('submit', (e) => {
   setApiKey(ui.key.value.trim());
   state.keyNeeded = false;
   clearAlert();
-  refreshLists().then((ok) => { if (ok) showAlert('Key accepted.', 'info'); });
+  refreshLists().then((error) => { if (!error) showAlert('Key accepted.', 'info'); });
   if (state.selected) refreshDetail();
 });
 if (apiKey()) {
