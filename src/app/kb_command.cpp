@@ -22,18 +22,21 @@ int fail(const Error& error) {
 
 struct EncoderFlags {
   std::string model;  // empty: the encoder's default path
+  std::string gguf;   // an embedding model in GGUF instead of the sentence encoder
   bool disabled = false;
 
   void add(CLI::App* command) {
     command->add_option("--encoder-model", model,
                         "Sentence encoder model file (default: the encoder's default path)");
+    command->add_option("--embedding-model", gguf,
+                        "An embedding model in GGUF (llama.cpp) instead of the sentence encoder");
     command->add_flag("--no-encoder", disabled, "Lexical retrieval only (BM25 and fastText)");
   }
 
   // The encoder, or null with a warning on stderr saying why the lexical path is used.
   std::shared_ptr<const kb::Embedder> open() const {
     if (disabled) return nullptr;
-    auto embedder = kb::open_sentence_encoder(model);
+    auto embedder = gguf.empty() ? kb::open_sentence_encoder(model) : kb::open_gguf_embedder(gguf);
     if (!embedder) {
       fmt::print(stderr, "warning: {}; using the lexical path only (BM25 and fastText)\n",
                  embedder.error().message);

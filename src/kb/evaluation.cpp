@@ -173,6 +173,8 @@ Result<EvalReport> evaluate(const KnowledgeBase& kb, const std::vector<EvalQuest
     total += value;
   report.mean_ms = total / static_cast<double>(latencies.size());
   report.threshold = kb.info().threshold;
+  report.vectors = kb.info().vectors;
+  report.english_only_vectors = kb.info().english_only_vectors;
   report.answered = static_cast<double>(answered) / report.questions;
   report.answered_top1 = answered > 0 ? static_cast<double>(answered_right) / answered : 0;
   return report;
@@ -195,9 +197,12 @@ std::string format_report(const EvalReport& r) {
   out += fmt::format("\nlanguages: {}; the encoder took part in {} of {} questions", languages,
                      r.with_vectors, r.questions);
   const int other = r.questions - (r.languages.count("en") ? r.languages.at("en") : 0);
-  if (other > 0) {
-    out +=
-        fmt::format(" ({} not English: lexical and fastText only, the encoder is English)", other);
+  if (!r.vectors) {
+    out += " (no usable vectors: lexical and fastText only)";
+  } else if (r.english_only_vectors && other > 0) {
+    out += fmt::format(
+        " ({} not English: lexical and fastText only, the sentence encoder is English-only)",
+        other);
   }
   out += "\n";
   if (r.unknown_labels > 0) {

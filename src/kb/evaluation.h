@@ -55,6 +55,8 @@ struct EvalReport {
   std::vector<std::string> unknown_examples;
   std::map<std::string, int> languages;  // detected language -> questions
   int with_vectors = 0;                  // questions the encoder took part in
+  bool vectors = false;                  // the knowledge base had usable vectors
+  bool english_only_vectors = false;     // ... from an English-only model
   double threshold = 0;                  // confidence threshold in use
   double answered = 0;                   // share of questions at or above it
   double answered_top1 = 0;              // top-1 accuracy among those

@@ -48,7 +48,7 @@ Result<StoredVectors> embed_documents(const Corpus& corpus, const Embedder& embe
   vectors.documents = static_cast<int>(corpus.documents.size());
   std::vector<std::string> texts;
   for (std::size_t d = 0; d < corpus.documents.size(); ++d) {
-    if (!corpus.english[d]) continue;
+    if (!corpus.english[d] && !embedder.multilingual()) continue;
     vectors.document_of_row.push_back(static_cast<int>(d));
     texts.push_back(corpus.documents[d].text);
   }
@@ -204,6 +204,8 @@ Result<ImportReport> import_knowledge_base(const std::string& dir,
   }
 
   ComponentChoices choices;
+  choices.dense_exact_limit = options.exact_limit;
+  manifest.exact_limit = options.exact_limit;
   choices.bm25.function_word_weight =
       tune ? choose_function_word_weight(corpus, train_mask, dev, choices.bm25)
            : kDefaultFunctionWordWeight;

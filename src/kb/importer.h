@@ -27,6 +27,7 @@ struct ImportOptions {
   double cache_wrong_rate = 0.01;                 // the semantic cache's wrong-hit ceiling on dev
   std::vector<ClassifierParams> classifier_grid;  // empty: default_classifier_grid()
   std::vector<HeadParams> head_grid;              // empty: default_head_grid()
+  int exact_limit = 50000;  // up to this many vectors, exact nearest neighbours; above, HNSW
 };
 
 struct ImportReport {

@@ -310,7 +310,11 @@ Status write_manifest(const std::string& path, const Manifest& m) {
       {"classifier",
        {{"analyzer", analyzer_json(m.classifier_analyzer)},
         {"models", classifiers_json(m.classifiers)}}},
-      {"vectors", {{"encoder", m.encoder}, {"dimensions", m.dimensions}, {"graph", m.graph}}},
+      {"vectors",
+       {{"encoder", m.encoder},
+        {"dimensions", m.dimensions},
+        {"exact_limit", m.exact_limit},
+        {"graph", m.graph}}},
       {"head",
        {{"present", m.head},
         {"epochs", m.head_params.epochs},
@@ -415,6 +419,7 @@ Result<Manifest> read_manifest(const std::string& path) {
   KB_READ(vectors, root.object("vectors"));
   KB_READ(m.encoder, vectors.string("encoder"));
   KB_READ(m.dimensions, vectors.integer("dimensions"));
+  KB_READ(m.exact_limit, vectors.integer("exact_limit"));
   KB_READ(m.graph, vectors.boolean("graph"));
   Reader head = root;
   KB_READ(head, root.object("head"));

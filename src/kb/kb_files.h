@@ -62,9 +62,10 @@ struct Manifest {
   int dimensions = 0;
   bool head = false;  // head.bin present
   HeadParams head_params;
-  bool graph = false;   // graph.bin present
-  FusionModel lexical;  // used when a query has no vector
-  FusionModel vectors;  // used when it has one
+  int exact_limit = 50000;  // above this many vectors, nearest neighbours come from graph.bin
+  bool graph = false;       // graph.bin present
+  FusionModel lexical;      // used when a query has no vector
+  FusionModel vectors;      // used when it has one
   std::optional<SemanticCacheCalibration> semantic_cache;
   DevSummary dev;
   std::vector<std::string> notes;

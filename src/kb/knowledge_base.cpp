@@ -125,6 +125,7 @@ Result<std::shared_ptr<const KnowledgeBase>> KnowledgeBase::open(const std::stri
   }
   ComponentChoices choices;
   choices.bm25 = {m.bm25_k1, m.bm25_b, m.bm25_function_word_weight};
+  choices.dense_exact_limit = m.exact_limit;
   if (m.graph && !std::filesystem::exists(path("graph.bin"))) {
     return Error::make(ErrorCode::kCorrupt,
                        path("graph.bin") + ": missing (named by the manifest)");
@@ -141,7 +142,7 @@ Result<std::vector<float>> KnowledgeBase::embed(std::string_view question) const
   if (!state_->embedder) {
     return Error::make(ErrorCode::kUnavailable, "this knowledge base has no usable encoder");
   }
-  if (detect_language(question).code != "en") {
+  if (!state_->embedder->multilingual() && detect_language(question).code != "en") {
     return Error::make(ErrorCode::kUnavailable, "the sentence encoder is English-only");
   }
   return state_->embedder->embed(sanitize_utf8(question));
@@ -167,7 +168,7 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
                               "vector");
       }
       query.vector = options.vector;
-    } else if (result.language == "en") {
+    } else if (result.language == "en" || s.embedder->multilingual()) {
       if (auto embedded = s.embedder->embed(text); embedded.ok()) {
         vector = std::move(*embedded);
         query.vector = vector;
@@ -258,6 +259,7 @@ KnowledgeBaseInfo KnowledgeBase::info() const {
   info.documents = static_cast<int>(s.corpus.documents.size());
   info.classifier = !s.manifest.classifiers.empty();
   info.vectors = s.embedder != nullptr;
+  info.english_only_vectors = s.embedder != nullptr && !s.embedder->multilingual();
   info.head = s.embedder != nullptr && s.manifest.head;
   info.lexical_threshold = s.manifest.lexical.calibration.threshold;
   info.threshold = info.vectors ? s.manifest.vectors.calibration.threshold : info.lexical_threshold;

@@ -70,7 +70,8 @@ struct KnowledgeBaseInfo {
   int entries = 0;
   int documents = 0;
   bool classifier = false;
-  bool vectors = false;  // vectors present and usable with the given encoder
+  bool vectors = false;               // vectors present and usable with the given encoder
+  bool english_only_vectors = false;  // the model is English-only: other questions are lexical
   bool head = false;
   double threshold = 0;  // for the path in use with vectors, else the lexical one
   double lexical_threshold = 0;

@@ -12,6 +12,7 @@
 #include "kb/knowledge_base.h"
 #include "kb/live_knowledge_base.h"
 #include "test_dir.h"
+#include "test_model.h"
 
 namespace supportd::kb {
 namespace {
@@ -286,6 +287,67 @@ TEST(KbEncoder, VectorsJoinForEnglishAndTheLexicalPathRemainsWithoutThem) {
   ASSERT_TRUE(fallback.ok());
   EXPECT_FALSE(fallback->used_vectors);
   EXPECT_EQ(fallback->hits.at(0).id, "store-help/refund-timing");
+}
+
+TEST(KbEncoder, HnswGraphBeyondTheExactLimit) {
+  if (!sentence_encoder_built()) GTEST_SKIP() << "this build has no src/encoder";
+  auto embedder = open_sentence_encoder("");
+  ASSERT_TRUE(embedder.ok()) << embedder.error().message;
+  std::shared_ptr<const Embedder> shared = std::move(*embedder);
+  testing::TestDir dir("hnsw-kb");
+  ImportOptions options = quick_options();
+  options.embedder = shared;
+  options.exact_limit = 10;  // the store help centre has more English documents than that
+  auto report = import_knowledge_base(
+      dir.path(), {kData + "/store-help.md", kData + "/store-faq.csv"}, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_TRUE(report->manifest.graph);
+  EXPECT_TRUE(fs::exists(report->generation + "/graph.bin"));
+  auto kb = KnowledgeBase::open(dir.path(), {shared});
+  ASSERT_TRUE(kb.ok()) << kb.error().message;
+  auto result = (*kb)->search("Where is my parcel?");
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->used_vectors);
+  EXPECT_EQ(result->hits.at(0).id, "track-order");
+  fs::remove(report->generation + "/graph.bin");
+  auto missing = KnowledgeBase::open(dir.path(), {shared});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("graph.bin"), std::string::npos);
+}
+
+TEST(KbGguf, AnEmbeddingModelInGgufGivesVectorsInEveryLanguage) {
+  // A synthesized model has random weights: this checks the mechanics (shapes, normalization,
+  // routing), not the quality of its vectors.
+  auto embedder = open_gguf_embedder(supportd::testing::synthesized_model("tiny", "f16"), 2);
+  ASSERT_TRUE(embedder.ok()) << embedder.error().message;
+  std::shared_ptr<const Embedder> shared = std::move(*embedder);
+  EXPECT_TRUE(shared->multilingual());
+  EXPECT_GT(shared->dimensions(), 0);
+  auto a = shared->embed("Where is my parcel?");
+  auto b = shared->embed("Where is my parcel?");
+  auto c = shared->embed("退款要等几天");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_EQ(static_cast<int>(a->size()), shared->dimensions());
+  double norm = 0;
+  for (float v : *a)
+    norm += v * v;
+  EXPECT_NEAR(norm, 1.0, 1e-4);
+  EXPECT_EQ(*a, *b);
+  EXPECT_NE(*a, *c);
+
+  testing::TestDir dir("gguf");
+  ImportOptions options = quick_options();
+  options.embedder = shared;
+  auto report = import_knowledge_base(dir.path(), store_files(), options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->manifest.encoder, shared->fingerprint());
+  auto kb = KnowledgeBase::open(dir.path(), {shared});
+  ASSERT_TRUE(kb.ok()) << kb.error().message;
+  auto chinese = (*kb)->search("退款要等几天");
+  ASSERT_TRUE(chinese.ok());
+  EXPECT_TRUE(chinese->used_vectors);  // a multilingual model embeds every language
+  EXPECT_FALSE((*kb)->info().english_only_vectors);
+  EXPECT_FALSE(open_gguf_embedder(dir.path() + "/missing.gguf").ok());
 }
 
 }  // namespace
