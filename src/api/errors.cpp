@@ -28,6 +28,7 @@ http::Response error_response(const Error& error) {
   if (error.code == ErrorCode::kTooLarge && error.param.size() > 0)
     code = "context_length_exceeded";
   if (error.code == ErrorCode::kNotFound && error.param == "model") code = "model_not_found";
+  if (error.code == ErrorCode::kNotFound && error.param == "session") code = "unknown_session";
   if (error.code == ErrorCode::kOverloaded) code = "queue_full";
   if (error.code == ErrorCode::kRateLimited) code = "rate_limit_exceeded";
   if (error.code == ErrorCode::kUnauthenticated) code = "invalid_api_key";

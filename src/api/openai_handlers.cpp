@@ -155,9 +155,14 @@ http::Response health(Services&, http::Request&) {
 
 http::Response ready(Services& services, http::Request&) {
   const bool ok = services.engine->ready();
+  json::array warnings;
+  for (const auto& w : services.warnings)
+    warnings.emplace_back(w);
   json::object body{{"ready", ok},
                     {"status", ok ? "ready" : "warming_up"},
-                    {"model", services.engine->model().id}};
+                    {"model", services.engine->model().id},
+                    {"details", json::object{{"warnings", std::move(warnings)},
+                                             {"desk", services.desk != nullptr}}}};
   return http::Response::json(ok ? 200 : 503, json::serialize(body));
 }
 

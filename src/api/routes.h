@@ -1,6 +1,9 @@
 // The route table: every endpoint supportd serves, in one ordered list (routes.cpp).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "http/router.h"
 
 namespace supportd::engine {
@@ -11,6 +14,11 @@ namespace supportd::api {
 
 class Access;
 class ServingMetrics;
+}  // namespace supportd::api
+namespace supportd::desk {
+class Desk;
+}
+namespace supportd::api {
 
 // What the handlers need; owned by the caller and outliving the router. Only `engine` is
 // required; without `access` nobody needs a key, without `metrics` nothing is recorded.
@@ -18,6 +26,8 @@ struct Services {
   engine::Engine* engine = nullptr;
   Access* access = nullptr;
   ServingMetrics* metrics = nullptr;
+  desk::Desk* desk = nullptr;         // the customer-service endpoints (absent: 404)
+  std::vector<std::string> warnings;  // degraded parts, shown in /ready's details
 };
 
 http::Router make_router(Services& services);

@@ -78,7 +78,14 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
   api::Access access(config.api_keys);
   obs::Registry registry;
   api::ServingMetrics metrics(registry, **engine);
-  api::Services services{engine->get(), &access, &metrics};
+  auto desk = build_desk(config.desk, **engine, registry);
+  if (!desk) {
+    fmt::print(stderr, "error: {}\n", desk.error().message);
+    (*engine)->shutdown();
+    return 1;
+  }
+  api::Services services{engine->get(), &access, &metrics, (*desk)->desk.get()};
+  services.warnings = (*desk)->warnings;
   http::Router router = api::make_router(services);
   http::Server server(config.http,
                       [&router](http::Request& request) { return router.dispatch(request); });
@@ -104,6 +111,7 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
   (*engine)->shutdown();  // anything left ends as cancelled, and its client is told so
   server.wait_idle(std::chrono::seconds(2));
   server.stop();
+  desk->reset();
   spdlog::info("stopped");
   return 0;
 }

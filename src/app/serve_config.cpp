@@ -167,6 +167,25 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
        "Dynamic batching: see --early-release-count");
   bind("scheduling", "preemption", cfg.preemption,
        "How a higher class takes a lower one's place: save (KV kept in memory), recompute, off");
+  auto& d = cfg.desk;
+  bind("desk", "data-dir", d.data_dir,
+       "Where sessions, caches and the knowledge base live (default ~/.local/share/supportd)");
+  bind("desk", "kb", d.kb_dir,
+       "Knowledge base directory (from `supportd kb import`); default: the built-in demo");
+  bind("desk", "encoder", d.encoder,
+       "Sentence encoder weights (default: the one setup installed; \"off\" to disable)");
+  bind("desk", "redis", d.redis, "Redis host:port for sessions and the shared answer cache");
+  bind("desk", "postgres", d.postgres, "PostgreSQL URI for transcripts (needs --redis)");
+  bind("desk", "session-secret", d.session_secret,
+       "HMAC secret for session ids (default: generated in the data dir)");
+  bind("desk", "rules", d.rules, "Content rules for every tenant (see src/filter/README.md)");
+  bind("desk", "rules-dir", d.rules_dir,
+       "Directory of <tenant>.rules files, overriding --rules per tenant");
+  bind("desk", "handoff-topics", d.handoff_topics,
+       "Comma-separated words or phrases that call a person");
+  bind("desk", "desk-workers", d.workers, "Threads running customer turns");
+  bind("desk", "kb-watch-ms", d.kb_watch_ms,
+       "Poll the knowledge base for new imports this often (0: never)");
   bind("http", "port-file", cfg.port_file, "Write the bound port to this file once listening");
   bind("http", "shutdown-grace", cfg.shutdown_grace_s,
        "Seconds in-flight requests get to finish on SIGTERM before they are cancelled");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/access.h"
+#include "app/desk_setup.h"
 #include "core/status.h"
 #include "engine/llama/llama_engine.h"
 #include "http/server.h"
@@ -43,6 +44,7 @@ struct ServeConfig {
   int batch_max = 8, batch_window_ms = 40, early_release_count = 0, early_release_ms = 0;
   std::string preemption = "save";
   std::vector<api::ApiKey> api_keys;  // [[api_keys]] tables in the config file
+  DeskConfig desk;
   std::string port_file;  // written with the bound port once listening (for scripts and tests)
 };
 

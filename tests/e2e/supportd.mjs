@@ -19,11 +19,13 @@ export async function synthesizeModel(preset, type = 'f16') {
   return file;
 }
 
-// Starts `supportd serve` on a free port; resolves once /ready answers 200.
+// Starts `supportd serve` on a free port; resolves once /ready answers 200. Unless the test names
+// one, the server gets its own data directory so parallel tests never share sessions or a KB.
 export async function startSupportd(args) {
   const dir = mkdtempSync(path.join(tmpdir(), 'supportd-e2e-'));
   const portFile = path.join(dir, 'port');
-  const child = spawn(binary, ['serve', '--port', '0', '--port-file', portFile, '--log-level', 'warn', ...args],
+  const own = args.includes('--data-dir') ? [] : ['--data-dir', path.join(dir, 'data')];
+  const child = spawn(binary, ['serve', '--port', '0', '--port-file', portFile, '--log-level', 'warn', ...own, ...args],
                       { stdio: ['ignore', 'inherit', 'inherit'] });
   let exited = null;
   child.on('exit', (code, signal) => { exited = { code, signal }; });

@@ -1,0 +1,144 @@
+#include "api/desk_socket.h"
+
+#include <boost/json.hpp>
+
+#include "api/access.h"
+#include "api/desk_answers.h"
+#include "api/errors.h"
+#include "desk/desk.h"
+#include "http/websocket.h"
+
+namespace supportd::api {
+namespace json = boost::json;
+namespace {
+
+std::string error_message(std::string_view code, std::string_view message) {
+  return json::serialize(json::object{{"type", "error"}, {"code", code}, {"message", message}});
+}
+
+// A customer's socket: messages in become turns; answers, agent messages and handoff changes
+// go out.
+class CustomerSocket final : public http::WebSocketHandler,
+                             public desk::Listener,
+                             public std::enable_shared_from_this<CustomerSocket> {
+ public:
+  CustomerSocket(desk::Desk& desk, std::string tenant, std::string session)
+      : desk_(desk), tenant_(std::move(tenant)), session_(std::move(session)) {}
+
+  void on_open(std::shared_ptr<http::WebSocketPeer> peer) override {
+    peer_ = std::move(peer);
+    desk_.hub().watch_session(session_, shared_from_this());
+  }
+
+  void on_message(std::string_view text) override {
+    boost::system::error_code ec;
+    const json::value message = json::parse(text, ec);
+    const json::object* o = ec ? nullptr : message.if_object();
+    const json::value* type = o ? o->if_contains("type") : nullptr;
+    if (type == nullptr || !type->is_string()) {
+      peer_->send(error_message("invalid_message",
+                                "send JSON like {\"type\": \"message\", \"text\": \"...\"}"));
+      return;
+    }
+    if (type->as_string() == "ping") {
+      peer_->send(R"({"type":"pong"})");
+      return;
+    }
+    const json::value* body = o->if_contains("text");
+    if (type->as_string() != "message" || body == nullptr || !body->is_string()) {
+      peer_->send(error_message("invalid_message", "unknown message type, or no \"text\""));
+      return;
+    }
+    std::weak_ptr<http::WebSocketPeer> weak = peer_;
+    desk_.ask(tenant_, session_, std::string(body->as_string()),
+              make_answer_message_sink([weak](std::string event) {
+                if (auto peer = weak.lock()) peer->send(std::move(event));
+              }));
+  }
+
+  void on_close() override {}
+
+  void deliver(const std::string& json) override {
+    if (peer_) peer_->send(json);
+  }
+
+ private:
+  desk::Desk& desk_;
+  const std::string tenant_;
+  const std::string session_;
+  std::shared_ptr<http::WebSocketPeer> peer_;
+};
+
+// An agent's socket: the waiting list whenever it changes, and customers' messages in taken
+// conversations.
+class AgentSocket final : public http::WebSocketHandler,
+                          public desk::Listener,
+                          public std::enable_shared_from_this<AgentSocket> {
+ public:
+  AgentSocket(desk::Desk& desk, std::string tenant) : desk_(desk), tenant_(std::move(tenant)) {}
+
+  void on_open(std::shared_ptr<http::WebSocketPeer> peer) override {
+    peer_ = std::move(peer);
+    desk_.hub().watch_tenant_agents(tenant_, shared_from_this());
+    const std::string waiting = desk_.waiting_message(tenant_);
+    if (!waiting.empty()) peer_->send(waiting);
+  }
+  void on_message(std::string_view text) override {
+    if (text.find("\"ping\"") != std::string_view::npos) {
+      peer_->send(R"({"type":"pong"})");
+    } else {
+      peer_->send(error_message("invalid_message",
+                                "agents act through the HTTP API; this socket only listens"));
+    }
+  }
+  void on_close() override {}
+  void deliver(const std::string& json) override {
+    if (peer_) peer_->send(json);
+  }
+
+ private:
+  desk::Desk& desk_;
+  const std::string tenant_;
+  std::shared_ptr<http::WebSocketPeer> peer_;
+};
+
+Result<std::string> tenant_of(Services& services, const http::Request& request) {
+  if (services.access == nullptr) return std::string("anonymous");
+  auto caller = services.access->identify(request);
+  if (!caller) return caller.error();
+  return caller->tenant;
+}
+
+}  // namespace
+
+http::Response customer_socket(Services& services, http::Request& request) {
+  if (services.desk == nullptr)
+    return error_response(Error::make(ErrorCode::kNotFound, "the desk is not enabled"));
+  auto tenant = tenant_of(services, request);
+  if (!tenant) return error_response(tenant.error());
+  const auto session = request.query_param("session");
+  if (!session || session->empty())
+    return error_response(Error::invalid("the session query parameter is required", "session"));
+  if (Status s = services.desk->check_session(*tenant, *session); !s)
+    return error_response(s.error());
+  if (!request.websocket_upgrade) {
+    return http::error_response(426, "connect with a WebSocket", "invalid_request_error",
+                                "upgrade_required");
+  }
+  return http::Response::upgrade(
+      std::make_shared<CustomerSocket>(*services.desk, *tenant, *session));
+}
+
+http::Response agent_socket(Services& services, http::Request& request) {
+  if (services.desk == nullptr)
+    return error_response(Error::make(ErrorCode::kNotFound, "the desk is not enabled"));
+  auto tenant = tenant_of(services, request);
+  if (!tenant) return error_response(tenant.error());
+  if (!request.websocket_upgrade) {
+    return http::error_response(426, "connect with a WebSocket", "invalid_request_error",
+                                "upgrade_required");
+  }
+  return http::Response::upgrade(std::make_shared<AgentSocket>(*services.desk, *tenant));
+}
+
+}  // namespace supportd::api

@@ -1,0 +1,133 @@
+#include "app/desk_setup.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "desk/demo_knowledge.h"
+#include "encoder/sentence_encoder.h"
+#include "kb/embedder.h"
+
+namespace supportd::app {
+namespace fs = std::filesystem;
+
+DeskParts::~DeskParts() {
+  desk.reset();  // its workers finish first
+  watcher.reset();
+}
+
+namespace {
+
+std::string default_data_dir() {
+  if (const char* data = std::getenv("SUPPORTD_DATA")) return data;
+  const char* home = std::getenv("HOME");
+  return (fs::path(home != nullptr ? home : ".") / ".local/share/supportd").string();
+}
+
+Result<desk::TenantRules> load_rules(const DeskConfig& config) {
+  desk::TenantRules rules;
+  if (!config.rules.empty()) {
+    auto loaded = filter::RuleSet::load(config.rules);
+    if (!loaded) return loaded.error();
+    rules.fallback = *loaded;
+  }
+  if (!config.rules_dir.empty()) {
+    std::error_code ec;
+    for (const auto& file : fs::directory_iterator(config.rules_dir, ec)) {
+      if (file.path().extension() != ".rules") continue;
+      auto loaded = filter::RuleSet::load(file.path().string());
+      if (!loaded) return loaded.error();
+      rules.tenants[file.path().stem().string()] = *loaded;
+    }
+    if (ec)
+      return Error::make(ErrorCode::kIo,
+                         "cannot read --rules-dir " + config.rules_dir + ": " + ec.message());
+  }
+  return rules;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::Engine& engine,
+                                              obs::Registry& registry) {
+  auto parts = std::make_unique<DeskParts>();
+  const std::string data_dir = config.data_dir.empty() ? default_data_dir() : config.data_dir;
+  std::error_code ec;
+  fs::create_directories(data_dir, ec);
+  if (ec)
+    return Error::make(ErrorCode::kIo,
+                       "cannot create the data directory " + data_dir + ": " + ec.message());
+
+  store::StoreConfig stores;
+  stores.data_dir = data_dir;
+  stores.redis = config.redis;
+  stores.postgres = config.postgres;
+  stores.session_secret = config.session_secret;
+  auto opened = store::open_stores(stores);
+  if (!opened) return opened.error();
+  parts->stores = std::move(opened).value();
+
+  std::shared_ptr<const kb::Embedder> embedder;
+  if (config.encoder != "off") {
+    const std::string path =
+        config.encoder.empty() ? encoder::SentenceEncoder::default_path() : config.encoder;
+    auto opened_encoder = kb::open_sentence_encoder(path);
+    if (opened_encoder) {
+      embedder = std::move(opened_encoder).value();
+    } else {
+      parts->warnings.push_back("sentence encoder unavailable (" + opened_encoder.error().message +
+                                "): the desk uses lexical search only");
+    }
+  }
+
+  const std::string kb_dir =
+      config.kb_dir.empty() ? (fs::path(data_dir) / "kb").string() : config.kb_dir;
+  if (config.kb_dir.empty()) {
+    auto demo = desk::ensure_demo_knowledge(kb_dir, embedder);
+    if (!demo) return demo.error();
+  }
+  auto knowledge = kb::LiveKnowledgeBase::open(kb_dir, {embedder});
+  if (!knowledge) return knowledge.error();
+  parts->knowledge = std::move(knowledge).value();
+  for (const auto& w : parts->knowledge->current()->warnings())
+    parts->warnings.push_back("knowledge base: " + w);
+  if (config.kb_watch_ms > 0) {
+    parts->watcher = std::make_unique<kb::KnowledgeBaseWatcher>(
+        *parts->knowledge, std::chrono::milliseconds(config.kb_watch_ms),
+        [](const Result<bool>& reloaded) {
+          if (!reloaded) {
+            spdlog::warn("knowledge base reload failed: {}", reloaded.error().message);
+          } else if (*reloaded) {
+            spdlog::info("knowledge base reloaded");
+          }
+        });
+  }
+
+  auto rules = load_rules(config);
+  if (!rules) return rules.error();
+
+  desk::DeskOptions options;
+  options.worker_threads = std::max(1, config.workers);
+  options.generate = !engine.model().meaningless_text;
+  std::stringstream topics(config.handoff_topics);
+  for (std::string topic; std::getline(topics, topic, ',');) {
+    if (!topic.empty()) options.handoff_topics.push_back(topic);
+  }
+  parts->desk = std::make_unique<desk::Desk>(std::move(options), engine, *parts->knowledge,
+                                             parts->stores, std::move(rules).value(), registry);
+  if (engine.model().meaningless_text) {
+    parts->warnings.push_back(
+        "the model is synthesized (random weights): the desk answers from the knowledge base "
+        "only and never shows generated text");
+  }
+  for (const auto& w : parts->warnings)
+    spdlog::warn("desk: {}", w);
+  spdlog::info("desk: knowledge base {} ({} entries), data in {}",
+               parts->knowledge->current()->version(),
+               parts->knowledge->current()->entries().size(), data_dir);
+  return parts;
+}
+
+}  // namespace supportd::app

@@ -1,0 +1,81 @@
+#include "desk/demo_knowledge.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+#include "core/embedded.h"
+#include "kb/importer.h"
+#include "kb/knowledge_base.h"
+
+SUPPORTD_EMBEDDED_DIRECTORY(demo_knowledge_files)
+
+namespace supportd::desk {
+
+namespace {
+
+// Holds an exclusive flock on a file for its lifetime: two servers starting on one data
+// directory must not import into the same knowledge base at once.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Result<bool> ensure_demo_knowledge(const std::string& dir,
+                                   std::shared_ptr<const kb::Embedder> embedder) {
+  if (kb::KnowledgeBase::open(dir, {embedder})) return false;  // already there
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(fs::path(dir).parent_path(), ec);
+  const FileLock lock(dir + ".lock");
+  if (!lock.held())
+    return Error::make(ErrorCode::kIo, "cannot lock " + dir + ".lock: " + std::strerror(errno));
+  if (kb::KnowledgeBase::open(dir, {embedder}))
+    return false;  // another process imported it meanwhile
+  const fs::path staging =
+      fs::temp_directory_path() / ("supportd-demo-kb-" + std::to_string(getpid()));
+  fs::create_directories(staging, ec);
+  if (ec)
+    return Error::make(ErrorCode::kIo, "cannot create " + staging.string() + ": " + ec.message());
+  std::vector<std::string> files;
+  for (const auto& file : demo_knowledge_files()) {
+    const bool source = file.path.ends_with(".md") || file.path.ends_with(".json");
+    if (!source) continue;
+    const fs::path path = staging / file.path;
+    std::ofstream(path, std::ios::binary)
+        .write(file.text().data(), static_cast<std::streamsize>(file.data.size()));
+    files.push_back(path.string());
+  }
+  kb::ImportOptions options;
+  options.embedder = std::move(embedder);
+  spdlog::info(
+      "desk: importing the built-in demo knowledge base (an online store's help centre) into {}",
+      dir);
+  auto report = kb::import_knowledge_base(dir, files, options);
+  fs::remove_all(staging, ec);
+  if (!report) return report.error();
+  return true;
+}
+
+}  // namespace supportd::desk

@@ -1,0 +1,34 @@
+// Prompt assembly for a generated answer: the system prompt and the retrieved articles first
+// (so that requests share their beginning and the engine's prefix cache applies), then the
+// conversation so far, then the question; everything within a character budget.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "desk/answer.h"
+#include "engine/request.h"
+#include "kb/knowledge_base.h"
+#include "store/session_types.h"
+
+namespace supportd::desk {
+
+struct PromptOptions {
+  std::string system_prompt;
+  int articles = 3;  // retrieved entries given to the model
+  std::size_t article_chars = 1200;
+  std::size_t history_chars = 4000;  // newest messages first until this is spent
+};
+
+struct Prompt {
+  std::vector<engine::ChatMessage> messages;
+  std::vector<Citation> citations;  // the articles given, in the order the model sees them
+};
+
+Prompt build_prompt(const PromptOptions& options, const std::vector<kb::SearchHit>& hits,
+                    const std::vector<store::Message>& history, const std::string& question);
+
+// The citation a search hit gives.
+Citation citation_of(const kb::SearchHit& hit);
+
+}  // namespace supportd::desk

@@ -1,0 +1,111 @@
+// A desk served in-process for tests: the tiny synthesized model, the built-in demo knowledge
+// base imported into a fresh data directory, the embedded SQLite store, content rules, and the
+// HTTP server on an ephemeral port.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "api/access.h"
+#include "api/routes.h"
+#include "api/serving_metrics.h"
+#include "desk/demo_knowledge.h"
+#include "desk/desk.h"
+#include "engine/llama/llama_engine.h"
+#include "http/server.h"
+#include "http_client.h"
+#include "kb/live_knowledge_base.h"
+#include "obs/metrics.h"
+#include "store/open_stores.h"
+#include "test_model.h"
+
+namespace supportd::testing {
+
+class DeskServer {
+ public:
+  // `generate`: let the desk show generated text even though the model is synthesized (to
+  // exercise the generation path; its text is meaningless).
+  explicit DeskServer(bool generate = false, std::vector<std::string> topics = {}) {
+    namespace fs = std::filesystem;
+    data_ = fs::temp_directory_path() /
+            ("supportd-desk-test-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
+    fs::remove_all(data_);
+    fs::create_directories(data_);
+    engine::llama::EngineOptions options;
+    options.model_path = synthesized_model();
+    options.context_cells = 16384;
+    options.parallel = 4;
+    options.warmup = false;
+    engine_ = std::move(engine::llama::LlamaEngine::create(options)).value();
+
+    store::StoreConfig store_config;
+    store_config.data_dir = data_;
+    stores_ = std::move(store::open_stores(store_config)).value();
+    const std::string kb_dir = (data_ / "kb").string();
+    auto demo = desk::ensure_demo_knowledge(kb_dir, nullptr);
+    EXPECT_TRUE(demo.ok()) << (demo.ok() ? "" : demo.error().message);
+    knowledge_ = std::move(kb::LiveKnowledgeBase::open(kb_dir)).value();
+
+    const std::string rules_file = (data_ / "default.rules").string();
+    std::ofstream(rules_file) << "notice: Sorry, I can't help with that here.\n"
+                                 "refuse violence word: bomb\n"
+                                 "refuse violence word: 炸弹\n";
+    desk::TenantRules rules;
+    rules.fallback = std::move(filter::RuleSet::load(rules_file)).value();
+    desk::DeskOptions desk_options;
+    desk_options.generate = generate;
+    desk_options.handoff_topics = std::move(topics);
+    desk_ = std::make_unique<desk::Desk>(desk_options, *engine_, *knowledge_, stores_, rules,
+                                         registry_);
+    metrics_ = std::make_unique<api::ServingMetrics>(registry_, *engine_);
+    services_ = std::make_unique<api::Services>(
+        api::Services{engine_.get(), nullptr, metrics_.get(), desk_.get()});
+    router_ = std::make_unique<http::Router>(api::make_router(*services_));
+    http::ServerOptions server_options;
+    server_options.port = 0;
+    server_ = std::make_unique<http::Server>(
+        server_options, [this](http::Request& r) { return router_->dispatch(r); });
+    EXPECT_TRUE(server_->start().ok());
+  }
+  ~DeskServer() {
+    server_->stop();
+    engine_->shutdown();
+    desk_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(data_, ec);
+  }
+
+  std::uint16_t port() const { return server_->port(); }
+  desk::Desk& desk() { return *desk_; }
+  obs::Registry& registry() { return registry_; }
+
+  HttpResult post(const std::string& target, const boost::json::value& body) {
+    return http_request(port(), "POST", target, boost::json::serialize(body));
+  }
+  HttpResult get(const std::string& target) { return http_request(port(), "GET", target); }
+
+  std::string new_session() {
+    const auto r = post("/v1/sessions", boost::json::object{{"user", "alice"}});
+    EXPECT_EQ(r.status, 201) << r.body;
+    return std::string(boost::json::parse(r.body).at("session").as_string());
+  }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path data_;
+  obs::Registry registry_;
+  std::unique_ptr<engine::llama::LlamaEngine> engine_;
+  store::Stores stores_;
+  std::unique_ptr<kb::LiveKnowledgeBase> knowledge_;
+  std::unique_ptr<desk::Desk> desk_;
+  std::unique_ptr<api::ServingMetrics> metrics_;
+  std::unique_ptr<api::Services> services_;
+  std::unique_ptr<http::Router> router_;
+  std::unique_ptr<http::Server> server_;
+};
+
+}  // namespace supportd::testing
