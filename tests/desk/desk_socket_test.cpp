@@ -1,0 +1,170 @@
+// The desk's WebSocket endpoints (/v1/ws, /v1/agent/ws) driven by Beast's WebSocket client
+// against the in-process desk: streamed answers, agent messages pushed to the customer, the
+// waiting list pushed to agents, and garbage answered with an error that harms nothing else.
+#include <gtest/gtest.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/json.hpp>
+#include <chrono>
+#include <string>
+
+#include "desk_fixture.h"
+
+namespace supportd::testing {
+namespace {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace json = boost::json;
+
+// A blocking WebSocket client with a bounded read.
+class Socket {
+ public:
+  Socket(std::uint16_t port, const std::string& target) : stream_(io_) {
+    asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
+    beast::get_lowest_layer(stream_).connect(endpoint);
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(20));
+    stream_.handshake("127.0.0.1", target);
+  }
+
+  void send(const std::string& text) {
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(20));
+    stream_.write(asio::buffer(text));
+  }
+
+  // The next message as JSON; throws (failing the test) when nothing comes within 20 s.
+  json::value receive() {
+    beast::flat_buffer buffer;
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(20));
+    stream_.read(buffer);
+    return json::parse(beast::buffers_to_string(buffer.data()));
+  }
+
+  // The close code the server sent, after a read failed because it closed.
+  int close_code() const { return static_cast<int>(stream_.reason().code); }
+
+  // Messages until one of `type` arrives (that one included, last); at most 1000.
+  std::vector<json::value> receive_until(const std::string& type) {
+    std::vector<json::value> messages;
+    while (messages.size() < 1000) {
+      messages.push_back(receive());
+      if (messages.back().at("type") == json::value(type)) break;
+    }
+    return messages;
+  }
+
+ private:
+  asio::io_context io_;
+  beast::websocket::stream<beast::tcp_stream> stream_;
+};
+
+class DeskSocket : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new DeskServer(); }
+  static void TearDownTestSuite() { delete server_; }
+  static DeskServer& server() { return *server_; }
+  static DeskServer* server_;
+};
+DeskServer* DeskSocket::server_ = nullptr;
+
+std::string type_of(const json::value& v) {
+  return std::string(v.at("type").as_string());
+}
+
+TEST_F(DeskSocket, StreamsTheAnswerWithCitationsThenDone) {
+  const std::string session = server().new_session();
+  Socket socket(server().port(), "/v1/ws?session=" + session);
+  socket.send(R"({"type":"message","text":"Where is my parcel?"})");
+  const auto messages = socket.receive_until("done");
+  ASSERT_EQ(type_of(messages.back()), "done");
+  EXPECT_EQ(type_of(messages.front()), "citations");
+  std::string streamed;
+  for (const auto& m : messages) {
+    if (type_of(m) == "token") streamed += m.at("text").as_string();
+  }
+  const json::value& answer = messages.back().at("answer");
+  EXPECT_EQ(json::value(streamed), answer.at("text"));
+  EXPECT_EQ(answer.at("citations").at(0).at("id"), json::value("faq/where-is-my-order"));
+}
+
+TEST_F(DeskSocket, GarbageGetsAnErrorAndTheSocketKeepsWorking) {
+  const std::string session = server().new_session();
+  Socket socket(server().port(), "/v1/ws?session=" + session);
+  for (const std::string garbage :
+       {"not json at all", "[1,2,3]", R"({"type":"message"})", R"({"type":"fly","text":"x"})"}) {
+    socket.send(garbage);
+    const json::value reply = socket.receive();
+    EXPECT_EQ(type_of(reply), "error") << garbage;
+    EXPECT_EQ(reply.at("code"), json::value("invalid_message")) << garbage;
+  }
+  socket.send(R"({"type":"ping"})");
+  EXPECT_EQ(type_of(socket.receive()), "pong");
+  socket.send(R"({"type":"message","text":"   "})");
+  const json::value empty = socket.receive();
+  EXPECT_EQ(type_of(empty), "error");
+  EXPECT_EQ(empty.at("status"), json::value(400));
+  // The same socket still answers, and another conversation was never touched.
+  socket.send(R"({"type":"message","text":"How do I return an item?"})");
+  EXPECT_EQ(type_of(socket.receive_until("done").back()), "done");
+}
+
+TEST_F(DeskSocket, InvalidUtf8IsAProtocolErrorForThatSocketOnly) {
+  const std::string session = server().new_session();
+  Socket bystander(server().port(), "/v1/ws?session=" + server().new_session());
+  Socket socket(server().port(), "/v1/ws?session=" + session);
+  socket.send("\xff\xfe{");
+  EXPECT_THROW(socket.receive(), beast::system_error);
+  EXPECT_EQ(socket.close_code(), 1007);  // RFC 6455: invalid frame payload data
+  bystander.send(R"({"type":"message","text":"Where is my parcel?"})");
+  EXPECT_EQ(type_of(bystander.receive_until("done").back()), "done");
+}
+
+TEST_F(DeskSocket, RefusesUnknownAndForgedSessionsBeforeUpgrading) {
+  EXPECT_THROW(Socket(server().port(), "/v1/ws?session=not-a-session"), beast::system_error);
+  EXPECT_THROW(Socket(server().port(), "/v1/ws"), beast::system_error);
+  const auto plain = server().get("/v1/ws?session=" + server().new_session());
+  EXPECT_EQ(plain.status, 426);  // a plain GET is told to upgrade
+}
+
+TEST_F(DeskSocket, AgentsSeeTheWaitingListAndCustomersSeeTheAgent) {
+  Socket agents(server().port(), "/v1/agent/ws");
+  const std::string session = server().new_session();
+  Socket customer(server().port(), "/v1/ws?session=" + session);
+  customer.send(R"({"type":"message","text":"I want to talk to a human please"})");
+  const auto answer = customer.receive_until("done");
+  EXPECT_EQ(answer.back().at("answer").at("source"), json::value("handoff"));
+
+  // The agents' socket is told the conversation waits.
+  bool listed = false;
+  for (int i = 0; i < 20 && !listed; ++i) {
+    const json::value update = agents.receive();
+    if (type_of(update) != "waiting") continue;
+    for (const auto& c : update.at("conversations").as_array()) {
+      listed = listed || c.at("session") == json::value(session);
+    }
+  }
+  EXPECT_TRUE(listed);
+
+  const std::string base = "/v1/agent/conversations/" + session;
+  ASSERT_EQ(server().post(base + "/take", json::object{{"agent", "bob"}}).status, 200);
+  ASSERT_EQ(server()
+                .post(base + "/reply", json::object{{"agent", "bob"}, {"text", "Hi, Bob here."}})
+                .status,
+            200);
+  // The customer is told a person joined, then gets Bob's words.
+  bool joined = false;
+  std::string said;
+  for (int i = 0; i < 20 && said.empty(); ++i) {
+    const json::value pushed = customer.receive();
+    if (type_of(pushed) == "handoff" && pushed.at("state") == json::value("taken")) joined = true;
+    if (type_of(pushed) == "agent_message") said = pushed.at("text").as_string();
+  }
+  EXPECT_TRUE(joined);
+  EXPECT_EQ(said, "Hi, Bob here.");
+  EXPECT_EQ(server().post(base + "/release", json::object{{"agent", "bob"}}).status, 200);
+}
+
+}  // namespace
+}  // namespace supportd::testing
