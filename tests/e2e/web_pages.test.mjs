@@ -123,7 +123,9 @@ test('pages reference only files that exist, and nothing from another origin', a
   const served = new Set(webFiles().map(urlPath));
   for (const page of ['index.html', 'agent.html', 'dashboard.html']) {
     const html = readFileSync(path.join(webDir, page), 'utf8');
-    const refs = [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    // Attributes of real tags only: the embed snippet shown as text (&lt;script src=...) is not one.
+    const tags = [...html.matchAll(/<[a-z][^<>]*>/gi)].map((m) => m[0]);
+    const refs = tags.flatMap((tag) => [...tag.matchAll(/\s(?:src|href)="([^"]+)"/g)].map((m) => m[1]));
     assert.ok(refs.length > 0, page);
     for (const ref of refs) {
       if (ref.startsWith('#')) continue;
