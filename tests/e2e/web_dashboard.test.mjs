@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSupportd, synthesizeModel } from './supportd.mjs';
-import { demoKnowledgeBase, launchBrowser, newPage, screenshot } from './web_helpers.mjs';
+import { demoKnowledgeBase, launchBrowser, newPage, open, screenshot } from './web_helpers.mjs';
 
 let server;
 let browser;
@@ -39,7 +39,7 @@ test('the dashboard shows numbers and charts after some traffic', async () => {
   await traffic(6);
   const stats = await (await fetch(`${server.url}/v1/stats`)).json();
   const page = await newPage(browser.context, 'dashboard');
-  await page.goto(`${server.url}/dashboard`);
+  await open(page, `${server.url}/dashboard`);
   await page.getByText(/^Live · updated/).waitFor({ timeout: 10000 });
   // More traffic while the page watches: rates need two polls around it.
   await traffic(6);

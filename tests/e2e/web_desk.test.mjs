@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSupportd, synthesizeModel } from './supportd.mjs';
-import { demoKnowledgeBase, launchBrowser, newPage, screenshot } from './web_helpers.mjs';
+import { demoKnowledgeBase, launchBrowser, newPage, open, reload, screenshot } from './web_helpers.mjs';
 
 let server;
 let browser;
@@ -50,7 +50,7 @@ function recordSocketEvents(page) {
 test('customer asks, sees the answer and its citations, asks for a person; an agent takes it and answers', async () => {
   const customer = await newPage(browser.context, 'customer');
   const events = recordSocketEvents(customer);
-  await customer.goto(`${server.url}/`);
+  await open(customer, `${server.url}/`);
   await customer.getByRole('heading', { name: 'How can we help?' }).waitFor();
 
   // One script tag put the widget on the page; its panel opens from the floating button.
@@ -98,7 +98,7 @@ test('customer asks, sees the answer and its citations, asks for a person; an ag
 
   // The agent sees the waiting conversation and takes it.
   const agent = await newPage(browser.context, 'agent');
-  await agent.goto(`${server.url}/agent`);
+  await open(agent, `${server.url}/agent`);
   await agent.getByLabel('Your name').fill('Bob');
   await agent.getByLabel('Your name').press('Tab');
   const item = agent.locator(`#waiting li[data-session="${session}"] button`);
@@ -137,7 +137,7 @@ test('customer asks, sees the answer and its citations, asks for a person; an ag
   await screenshot(customer, 'widget-csat');
 
   // A reload keeps the conversation.
-  await customer.reload();
+  await reload(customer);
   await customer.getByRole('button', { name: 'Chat with us' }).click();
   await panel.locator('.msg.user', { hasText: 'Where is my parcel?' }).waitFor({ timeout: 10000 });
   await panel.locator('.msg.agent', { hasText: reply }).waitFor();
@@ -155,7 +155,7 @@ test('taking a conversation someone else took first says so', async () => {
   assert.equal((await post(`/v1/sessions/${encodeURIComponent(session)}/handoff`, {})).body.handoff, 'waiting');
 
   const agent = await newPage(browser.context, 'agent');
-  await agent.goto(`${server.url}/agent`);
+  await open(agent, `${server.url}/agent`);
   await agent.getByLabel('Your name').fill('Bob');
   await agent.getByLabel('Your name').press('Tab');
   await agent.locator(`#waiting li[data-session="${session}"] button`).click({ timeout: 10000 });
@@ -175,9 +175,9 @@ test('taking a conversation someone else took first says so', async () => {
 test('without WebSockets the widget streams answers over HTTP', async () => {
   const page = await newPage(browser.context, 'customer-no-ws');
   await page.addInitScript(() => { delete window.WebSocket; });
-  await page.goto(`${server.url}/`);
+  await open(page, `${server.url}/`);
   await page.evaluate((key) => localStorage.removeItem(key), sessionKey());
-  await page.reload();
+  await reload(page);
   let streamed = false;
   page.on('response', (r) => {
     if (/\/v1\/sessions\/[^/]+\/messages$/.test(r.url()) && r.request().method() === 'POST' &&
@@ -199,10 +199,10 @@ test('without WebSockets the widget streams answers over HTTP', async () => {
 
 test('when the server cannot be reached the widget says so, and recovers', async () => {
   const page = await newPage(browser.context, 'customer-offline');
-  await page.goto(`${server.url}/`);
+  await open(page, `${server.url}/`);
   await page.evaluate((key) => localStorage.removeItem(key), sessionKey());
   await page.route('**/v1/sessions', (route) => route.abort('connectionrefused'));
-  await page.reload();
+  await reload(page);
   await page.getByRole('button', { name: 'Chat with us' }).click();
   const panel = page.getByRole('dialog');
   await panel.getByRole('alert').getByText('cannot reach the server').waitFor({ timeout: 10000 });
@@ -216,9 +216,9 @@ test('when the server cannot be reached the widget says so, and recovers', async
 
 test('a session id the server never issued is dropped for a new one', async () => {
   const page = await newPage(browser.context, 'customer-forged');
-  await page.goto(`${server.url}/`);
+  await open(page, `${server.url}/`);
   await page.evaluate((key) => localStorage.setItem(key, 'anonymous.web.forged.forged'), sessionKey());
-  await page.reload();
+  await reload(page);
   await page.getByRole('button', { name: 'Chat with us' }).click();
   const panel = page.getByRole('dialog');
   await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
@@ -232,9 +232,9 @@ test('a session id the server never issued is dropped for a new one', async () =
 
 test('the widget works from the keyboard alone', async () => {
   const page = await newPage(browser.context, 'customer-keyboard');
-  await page.goto(`${server.url}/`);
+  await open(page, `${server.url}/`);
   await page.evaluate((key) => localStorage.removeItem(key), sessionKey());
-  await page.reload();
+  await reload(page);
   const launcher = page.getByRole('button', { name: 'Chat with us' });
   // Tab through the page until the launcher has focus (it comes after the page's own links).
   const launcherFocused = () => launcher.evaluate((b) => b.getRootNode().activeElement === b);

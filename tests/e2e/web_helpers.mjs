@@ -2,6 +2,7 @@
 // playwright-core (nothing is downloaded: `npx playwright install` is never needed), and the
 // demo knowledge base imported once per build of supportd.
 import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,9 @@ export async function launchBrowser() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
            '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  // Waits without their own timeout give up after 15 s rather than playwright's 30 s: nothing in
+  // these pages takes that long unless it is broken, and a broken run should end soon.
+  context.setDefaultTimeout(15000);
   return {
     context,
     async close() {
@@ -44,6 +48,22 @@ export async function newPage(context, name) {
     if (m.type() === 'error') page.problems.push(`${name}: console error: ${m.text()}`);
   });
   return page;
+}
+
+// Opens url in page; fails at once, naming the address and status, unless the server sent the
+// page (200, or 304 when the browser revalidated its copy): a missing page would otherwise
+// surface only as a locator's timeout, much later.
+export async function open(page, url) {
+  served(await page.goto(url), url);
+}
+
+// Reloads page, with the same check as open().
+export async function reload(page) {
+  served(await page.reload(), `${page.url()} (reload)`);
+}
+
+function served(response, what) {
+  assert.ok([200, 304].includes(response?.status()), `GET ${what}: status ${response?.status()}`);
 }
 
 export async function screenshot(page, name, options = {}) {

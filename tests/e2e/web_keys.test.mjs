@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSupportd, synthesizeModel } from './supportd.mjs';
-import { demoKnowledgeBase, launchBrowser, newPage, screenshot } from './web_helpers.mjs';
+import { demoKnowledgeBase, launchBrowser, newPage, open, screenshot } from './web_helpers.mjs';
 
 const KEY = 'sk-lumen-agents-7c1f';
 let server;
@@ -49,7 +49,7 @@ test('the agent console asks for the key, then works with it', async () => {
   assert.equal((await call('POST', `/v1/sessions/${encodeURIComponent(session)}/handoff`, {})).status, 200);
 
   const agent = await newPage(browser.context, 'agent');
-  await agent.goto(`${server.url}/agent`);
+  await open(agent, `${server.url}/agent`);
   await agent.getByRole('alert').getByText('This server needs an API key').waitFor({ timeout: 10000 });
   await agent.getByRole('status').getByText('Needs an API key').waitFor();
   const keyField = agent.getByLabel('API key');
@@ -88,7 +88,7 @@ test('a widget without a key shows the server\'s message', async () => {
   assert.equal(expected.status, 401);
   const message = (await expected.json()).error.message;
   const page = await newPage(browser.context, 'customer');
-  await page.goto(`${server.url}/`);
+  await open(page, `${server.url}/`);
   await page.getByRole('button', { name: 'Chat with us' }).click();
   const panel = page.getByRole('dialog');
   await panel.getByRole('alert').getByText(message).waitFor({ timeout: 10000 });
