@@ -215,19 +215,32 @@ test('when the server cannot be reached the widget says so, and recovers', async
 });
 
 test('a session id the server never issued is dropped for a new one', async () => {
-  const page = await newPage(browser.context, 'customer-forged');
-  await open(page, `${server.url}/`);
-  await page.evaluate((key) => localStorage.setItem(key, 'anonymous.web.forged.forged'), sessionKey());
-  await reload(page);
-  await page.getByRole('button', { name: 'Chat with us' }).click();
-  const panel = page.getByRole('dialog');
-  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
-  const fresh = await page.evaluate((key) => localStorage.getItem(key), sessionKey());
-  assert.ok(fresh && fresh !== 'anonymous.web.forged.forged', fresh);
-  await panel.getByLabel('Your message').fill('How do I return an item?');
-  await panel.getByLabel('Your message').press('Enter');
-  await panel.locator('.msg.assistant .badge').waitFor({ timeout: 15000 });
-  await page.close();
+  // A real id with its signature changed (forged: 404 unknown_session), and one that is not an id
+  // at all (400): either way the widget starts a new conversation instead of failing.
+  const issued = (await post('/v1/sessions', {})).body.session;
+  const last = issued.at(-1) === 'A' ? 'B' : 'A';
+  const forged = `${issued.slice(0, -1)}${last}`;
+  assert.equal((await fetch(`${server.url}/v1/sessions/${encodeURIComponent(forged)}/messages`)).status, 404);
+  for (const stale of [forged, 'anonymous.web.forged.forged']) {
+    const page = await newPage(browser.context, `customer-stale-id ${stale}`);
+    await open(page, `${server.url}/`);
+    await page.evaluate(([key, id]) => localStorage.setItem(key, id), [sessionKey(), stale]);
+    await reload(page);
+    await page.getByRole('button', { name: 'Chat with us' }).click();
+    const panel = page.getByRole('dialog');
+    await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
+    const fresh = await page.evaluate((key) => localStorage.getItem(key), sessionKey());
+    assert.ok(fresh && fresh !== stale && fresh !== issued, fresh);
+    await panel.getByLabel('Your message').fill('How do I return an item?');
+    await panel.getByLabel('Your message').press('Enter');
+    await panel.locator('.msg.assistant .badge').waitFor({ timeout: 15000 });
+    const history = await (await fetch(`${server.url}/v1/sessions/${encodeURIComponent(fresh)}/messages`)).json();
+    assert.ok(history.messages.some((m) => m.role === 'user' && m.text === 'How do I return an item?'),
+              'the question went to the new conversation');
+    // The refused id is the only thing the browser may complain about.
+    assert.deepEqual(page.problems.filter((p) => !/status of 40[04]/.test(p)), []);
+    await page.close();
+  }
 });
 
 test('the widget works from the keyboard alone', async () => {
