@@ -10,7 +10,6 @@ if(SUPPORTD_SANITIZE)
   target_compile_options(supportd_options INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
                                                     -fno-sanitize-recover=undefined)
   target_link_options(supportd_options INTERFACE -fsanitize=address,undefined)
-  # GCC 12 reports false (maybe-)uninitialized warnings inside Boost.Beast and Eigen's AVX-512
-  # intrinsics when sanitizing; the same code is warning-clean in the normal build.
-  target_compile_options(supportd_options INTERFACE -Wno-maybe-uninitialized -Wno-uninitialized)
+  # GCC 12 reports false maybe-uninitialized warnings inside Boost.Beast when sanitizing.
+  target_compile_options(supportd_options INTERFACE -Wno-maybe-uninitialized)
 endif()
