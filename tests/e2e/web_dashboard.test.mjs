@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSupportd, synthesizeModel } from './supportd.mjs';
-import { demoKnowledgeBase, launchBrowser, newPage, open, screenshot } from './web_helpers.mjs';
+import { bounded, demoKnowledgeBase, launchBrowser, newPage, open, screenshot } from './web_helpers.mjs';
 
 let server;
 let browser;
@@ -35,7 +35,7 @@ async function traffic(n) {
   }).then((r) => r.json())));
 }
 
-test('the dashboard shows numbers and charts after some traffic', async () => {
+test('the dashboard shows numbers and charts after some traffic', bounded, async () => {
   await traffic(6);
   const stats = await (await fetch(`${server.url}/v1/stats`)).json();
   const page = await newPage(browser.context, 'dashboard');

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSupportd, synthesizeModel } from './supportd.mjs';
-import { demoKnowledgeBase, launchBrowser, newPage, open, reload, screenshot } from './web_helpers.mjs';
+import { bounded, demoKnowledgeBase, launchBrowser, newPage, open, reload, screenshot } from './web_helpers.mjs';
 
 let server;
 let browser;
@@ -47,7 +47,7 @@ function recordSocketEvents(page) {
   return events;
 }
 
-test('customer asks, sees the answer and its citations, asks for a person; an agent takes it and answers', async () => {
+test('customer asks, sees the answer and its citations, asks for a person; an agent takes it and answers', bounded, async () => {
   const customer = await newPage(browser.context, 'customer');
   const events = recordSocketEvents(customer);
   await open(customer, `${server.url}/`);
@@ -148,7 +148,7 @@ test('customer asks, sees the answer and its citations, asks for a person; an ag
   await agent.close();
 });
 
-test('taking a conversation someone else took first says so', async () => {
+test('taking a conversation someone else took first says so', bounded, async () => {
   const created = await post('/v1/sessions', { user: 'carol' });
   assert.equal(created.status, 201);
   const session = created.body.session;
@@ -172,7 +172,7 @@ test('taking a conversation someone else took first says so', async () => {
   await agent.close();
 });
 
-test('without WebSockets the widget streams answers over HTTP', async () => {
+test('without WebSockets the widget streams answers over HTTP', bounded, async () => {
   const page = await newPage(browser.context, 'customer-no-ws');
   await page.addInitScript(() => { delete window.WebSocket; });
   await open(page, `${server.url}/`);
@@ -197,7 +197,7 @@ test('without WebSockets the widget streams answers over HTTP', async () => {
   await page.close();
 });
 
-test('when the server cannot be reached the widget says so, and recovers', async () => {
+test('when the server cannot be reached the widget says so, and recovers', bounded, async () => {
   const page = await newPage(browser.context, 'customer-offline');
   await open(page, `${server.url}/`);
   await page.evaluate((key) => localStorage.removeItem(key), sessionKey());
@@ -214,7 +214,7 @@ test('when the server cannot be reached the widget says so, and recovers', async
   await page.close();
 });
 
-test('a session id the server never issued is dropped for a new one', async () => {
+test('a session id the server never issued is dropped for a new one', bounded, async () => {
   // A real id with its signature changed (forged: 404 unknown_session), and one that is not an id
   // at all (400): either way the widget starts a new conversation instead of failing.
   const issued = (await post('/v1/sessions', {})).body.session;
@@ -243,7 +243,7 @@ test('a session id the server never issued is dropped for a new one', async () =
   }
 });
 
-test('the widget works from the keyboard alone', async () => {
+test('the widget works from the keyboard alone', bounded, async () => {
   const page = await newPage(browser.context, 'customer-keyboard');
   await open(page, `${server.url}/`);
   await page.evaluate((key) => localStorage.removeItem(key), sessionKey());

@@ -12,6 +12,10 @@ import { binary } from './supportd.mjs';
 
 const testData = process.env.SUPPORTD_TEST_DATA_DIR ?? path.join(tmpdir(), 'supportd-test-data');
 
+// Every test of the pages ends within two minutes (they take seconds), even when a browser or
+// the server hangs in a way no locator's timeout catches, such as a fetch that never answers.
+export const bounded = { timeout: 120000 };
+
 export const chromiumPath = process.env.SUPPORTD_CHROMIUM ?? '/usr/bin/chromium';
 
 // Screenshots go under the build tree (test-data/screenshots), never into the sources.
@@ -23,6 +27,7 @@ export async function launchBrowser() {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     headless: true,
+    timeout: 60000,
     viewport: { width: 1280, height: 800 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
            '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -86,7 +91,8 @@ export function demoKnowledgeBase() {
   if (existsSync(dir)) return dir;
   mkdirSync(testData, { recursive: true });
   const partial = `${dir}.partial.${process.pid}`;
-  execFileSync(binary, ['kb', 'import', '--kb', partial, ...files], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(binary, ['kb', 'import', '--kb', partial, ...files],
+               { stdio: ['ignore', 'ignore', 'inherit'], timeout: 300000 });
   try {
     renameSync(partial, dir);
   } catch {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSupportd, synthesizeModel } from './supportd.mjs';
-import { demoKnowledgeBase, launchBrowser, newPage, open, screenshot } from './web_helpers.mjs';
+import { bounded, demoKnowledgeBase, launchBrowser, newPage, open, screenshot } from './web_helpers.mjs';
 
 const KEY = 'sk-lumen-agents-7c1f';
 let server;
@@ -38,7 +38,7 @@ async function call(method, p, body) {
   return { status: r.status, body: await r.json() };
 }
 
-test('the agent console asks for the key, then works with it', async () => {
+test('the agent console asks for the key, then works with it', bounded, async () => {
   const unauthorized = await fetch(`${server.url}/v1/agent/conversations?state=waiting`);
   assert.equal(unauthorized.status, 401);
   await unauthorized.arrayBuffer();
@@ -82,7 +82,7 @@ test('the agent console asks for the key, then works with it', async () => {
   await agent.close();
 });
 
-test('a widget without a key shows the server\'s message', async () => {
+test('a widget without a key shows the server\'s message', bounded, async () => {
   const expected = await fetch(`${server.url}/v1/sessions`, { method: 'POST', body: '{}',
                                                              headers: { 'content-type': 'application/json' } });
   assert.equal(expected.status, 401);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSupportd, synthesizeModel } from './supportd.mjs';
-import { demoKnowledgeBase } from './web_helpers.mjs';
+import { bounded, demoKnowledgeBase } from './web_helpers.mjs';
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web');
 
@@ -59,7 +59,7 @@ after(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('every file in web/ is served with its content type, ETag and Cache-Control', async () => {
+test('every file in web/ is served with its content type, ETag and Cache-Control', bounded, async () => {
   const files = webFiles();
   for (const page of ['index.html', 'widget.js', 'agent.html', 'dashboard.html']) {
     assert.ok(files.includes(page), `web/${page} exists`);
@@ -86,7 +86,7 @@ test('every file in web/ is served with its content type, ETag and Cache-Control
   }
 });
 
-test('different files have different ETags', async () => {
+test('different files have different ETags', bounded, async () => {
   const tags = new Set();
   for (const p of ['/', '/widget.js', '/agent', '/dashboard']) {
     const r = await fetch(`${server.url}${p}`);
@@ -96,7 +96,7 @@ test('different files have different ETags', async () => {
   assert.equal(tags.size, 4);
 });
 
-test('unknown pages and paths that climb out of static/ get a JSON 404', async () => {
+test('unknown pages and paths that climb out of static/ get a JSON 404', bounded, async () => {
   for (const p of ['/static/no-such-file.js', '/static/', '/static/%2e%2e/index.html', '/static/../widget.js',
                    '/static/static/demo.css']) {
     const r = await rawGet(server.url, p);
@@ -106,7 +106,7 @@ test('unknown pages and paths that climb out of static/ get a JSON 404', async (
   }
 });
 
-test('the operator pages forbid framing and foreign scripts; the widget may be loaded anywhere', async () => {
+test('the operator pages forbid framing and foreign scripts; the widget may be loaded anywhere', bounded, async () => {
   for (const p of ['/agent', '/dashboard']) {
     const r = await fetch(`${server.url}${p}`);
     await r.arrayBuffer();
@@ -119,7 +119,7 @@ test('the operator pages forbid framing and foreign scripts; the widget may be l
   assert.equal(widget.headers.get('cross-origin-resource-policy'), 'cross-origin');
 });
 
-test('pages reference only files that exist, and nothing from another origin', async () => {
+test('pages reference only files that exist, and nothing from another origin', bounded, async () => {
   const served = new Set(webFiles().map(urlPath));
   for (const page of ['index.html', 'agent.html', 'dashboard.html']) {
     const html = readFileSync(path.join(webDir, page), 'utf8');
