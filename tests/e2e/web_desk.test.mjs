@@ -172,6 +172,28 @@ test('taking a conversation someone else took first says so', bounded, async () 
   await agent.close();
 });
 
+test('taking a conversation that went back to the bot meanwhile says so, not that someone took it', bounded, async () => {
+  const session = (await post('/v1/sessions', { user: 'dave' })).body.session;
+  const e = encodeURIComponent(session);
+  assert.equal((await post(`/v1/sessions/${e}/handoff`, {})).body.handoff, 'waiting');
+
+  const agent = await newPage(browser.context, 'agent-released');
+  await open(agent, `${server.url}/agent`);
+  await agent.getByLabel('Your name').fill('Bob');
+  await agent.getByLabel('Your name').press('Tab');
+  await agent.locator(`#waiting li[data-session="${session}"] button`).click({ timeout: 10000 });
+  await agent.getByRole('button', { name: 'Take conversation' }).waitFor();
+  // Alice takes it and hands it back to the bot before Bob clicks: the server answers 409.
+  assert.equal((await post(`/v1/agent/conversations/${e}/take`, { agent: 'Alice' })).status, 200);
+  assert.equal((await post(`/v1/agent/conversations/${e}/release`, { agent: 'Alice' })).status, 200);
+  await agent.locator('#take').dispatchEvent('click');
+  await agent.getByRole('alert').getByText('This conversation is no longer waiting (with the bot).').waitFor();
+  assert.equal(await agent.getByText('Someone else took this conversation first.').count(), 0);
+  assert.equal(await agent.getByLabel('Your reply').isVisible(), false, 'no reply box: Bob does not hold it');
+  assert.deepEqual(agent.problems.filter((p) => !p.includes('409')), []);
+  await agent.close();
+});
+
 test('without WebSockets the widget streams answers over HTTP', bounded, async () => {
   const page = await newPage(browser.context, 'customer-no-ws');
   await page.addInitScript(() => { delete window.WebSocket; });

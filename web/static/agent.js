@@ -365,8 +365,13 @@ ui.take.addEventListener('click', async () => {
     ui.replyText.focus();
   } catch (e) {
     if (e instanceof ApiError && e.status === 409) {
-      showAlert('Someone else took this conversation first.', 'info');
+      // 409 says only "not waiting any more": another agent took it, or it went back to the bot
+      // or was closed meanwhile. The conversation as the server has it now tells which.
       await Promise.all([refreshDetail(), refreshLists()]);
+      const c = state.conversation;
+      const elsewhere = !c || c.handoff === 'waiting' || (c.handoff === 'taken' && c.agent !== agentName());
+      showAlert(elsewhere ? 'Someone else took this conversation first.'
+                          : `This conversation is no longer waiting (${describe(c).toLowerCase()}).`, 'info');
     } else {
       failed(e, 'Could not take the conversation');
     }
