@@ -194,6 +194,30 @@ test('taking a conversation that went back to the bot meanwhile says so, not tha
   await agent.close();
 });
 
+test('asking for a person in words (Chinese) hands the conversation over, as the button does', bounded, async () => {
+  const page = await newPage(browser.context, 'customer-asks-in-words');
+  await open(page, `${server.url}/`);
+  await page.evaluate((key) => localStorage.removeItem(key), sessionKey());
+  await reload(page);
+  await page.getByRole('button', { name: 'Chat with us' }).click();
+  const panel = page.getByRole('dialog');
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
+  await panel.getByLabel('Your message').fill('转人工');
+  await panel.getByLabel('Your message').press('Enter');
+  // The desk's own answer (in Chinese), then the widget shows it is waiting for a person.
+  const answer = panel.locator('.msg.assistant').filter({ has: page.locator('.badge') }).last();
+  await answer.waitFor({ timeout: 15000 });
+  assert.match(await answer.locator('.bubble').textContent(), /人工/);
+  await panel.getByText('We are finding someone to help you').waitFor();
+  const human = panel.getByRole('button', { name: 'Waiting for a person…' });
+  assert.equal(await human.isDisabled(), true, 'no second request for a person');
+  const session = await page.evaluate((key) => localStorage.getItem(key), sessionKey());
+  const waiting = await (await fetch(`${server.url}/v1/agent/conversations?state=waiting`)).json();
+  assert.ok(waiting.conversations.some((c) => c.session === session), 'the conversation waits for an agent');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('without WebSockets the widget streams answers over HTTP', bounded, async () => {
   const page = await newPage(browser.context, 'customer-no-ws');
   await page.addInitScript(() => { delete window.WebSocket; });
