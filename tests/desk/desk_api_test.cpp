@@ -181,8 +181,11 @@ TEST_F(DeskApi, HandsOverToAPersonWhoTakesTheConversation) {
   EXPECT_EQ(server().post(base + "/close", json::object{{"agent", "carol"}}).status,
             400);  // not hers
   EXPECT_EQ(server().post(base + "/release", json::object{{"agent", "bob"}}).status, 200);
-  EXPECT_NE(ask(session, "Where is my parcel?").at("source"),
-            json::value("agent"));  // the bot again
+  const auto late = server().post(base + "/take", json::object{{"agent", "carol"}});
+  EXPECT_EQ(late.status, 409);
+  EXPECT_EQ(error_code(late), "not_waiting");  // back with the bot, not someone else's
+  EXPECT_EQ(ask(session, "Where is my parcel?").at("source"),
+            json::value("faq"));  // the bot again
 }
 
 TEST_F(DeskApi, ConfiguredTopicsAndLowConfidenceCallAPerson) {
