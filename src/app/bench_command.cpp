@@ -161,7 +161,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   b->footer(
       "Closed loop by default (--concurrency users); --rate or --trace make it open loop. "
       "Requests stop after --requests measured requests (default 100) or --duration seconds, "
-      "after the warm-up; requests in flight then finish (each within --request-timeout).\n"
+      "after the warm-up; requests in flight then finish (each within --request-timeout); "
+      "--max-time "
+      "caps the whole run.\n"
       "Prompts are words from a fixed list, each a single token in common BPE/SentencePiece "
       "vocabularies (N words ~ N tokens); the summary shows the server's own prompt count.\n"
       "Distributions (DIST): N | uniform:A-B | normal:MEAN,STD (clamped) | exp:MEAN.\n"
@@ -234,6 +236,10 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   b->add_option("--request-timeout", o.request_timeout_s, "Client timeout per request, seconds")
       ->type_name("S")
       ->capture_default_str()
+      ->group(load);
+  b->add_option("--max-time", o.max_time_s,
+                "Cut the whole run after S seconds, abandoning requests in flight (0: no cap)")
+      ->type_name("S")
       ->group(load);
   b->add_option("--connect-timeout", o.connect_timeout_s, "Client timeout per connection, seconds")
       ->type_name("S")

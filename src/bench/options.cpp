@@ -40,6 +40,7 @@ Status validate(BenchOptions& o) {
   if (o.requests < 0) return bad("--requests", "must not be negative");
   if (o.duration_s < 0) return bad("--duration", "must not be negative");
   if (!(o.request_timeout_s > 0)) return bad("--request-timeout", "must be positive");
+  if (o.max_time_s < 0) return bad("--max-time", "must not be negative");
   if (!(o.connect_timeout_s > 0)) return bad("--connect-timeout", "must be positive");
   if (o.max_outstanding < 1) return bad("--max-outstanding", "must be at least 1");
   if (o.temperature < 0 || o.temperature > 2) return bad("--temperature", "must be within [0, 2]");

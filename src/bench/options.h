@@ -49,6 +49,7 @@ struct BenchOptions {
   std::int64_t requests = 0;
   double duration_s = 0;
   double request_timeout_s = 300;
+  double max_time_s = 0;  // the whole run at most (requests in flight are then abandoned); 0: none
   double connect_timeout_s = 10;
   int max_outstanding = 10000;  // open loop: arrivals beyond this are errors ("client_limit")
 

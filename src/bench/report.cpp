@@ -138,7 +138,10 @@ Report build_report(const RunRecord& record, const BenchOptions& options) {
   report.server_kind = record.server_kind;
   report.started_at = record.started_at;
   report.interrupted = record.interrupted;
+  report.cut_reason = record.cut_reason;
   report.peak_outstanding = record.peak_outstanding;
+  report.client_cpu_s = record.client_cpu_s;
+  report.client_peak_rss_mib = record.client_peak_rss_mib;
   report.max_lag_ms = record.max_lag_ms;
 
   // The measured window: the first measured send to the last measured end.

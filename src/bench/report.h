@@ -75,12 +75,14 @@ struct Report {
   BenchOptions options;
   std::string model, server_kind, started_at;
   bool interrupted = false;
+  std::string cut_reason;
   std::int64_t requests = 0, ok = 0, rejected = 0, errors = 0;
   std::int64_t warmup_requests = 0;
   double measure_start_s = 0, duration_s = 0;  // the measured window
   double request_throughput = 0, output_token_throughput = 0, input_token_throughput = 0;
   double goodput = 0, goodput_ratio = 0;
   int peak_outstanding = 0;
+  double client_cpu_s = 0, client_peak_rss_mib = 0;
   double max_lag_ms = 0;
   std::map<std::string, std::string> error_examples;  // kind -> one detail
   std::array<ClassReport, kClassCount + 1> classes;   // high, normal, low, all

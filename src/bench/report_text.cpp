@@ -55,7 +55,10 @@ std::string format_summary(const Report& r) {
       o.chat ? "chat" : "completions", o.preset.empty() ? "custom" : "preset " + o.preset,
       o.workload.prompt_tokens.describe(), o.workload.output_tokens.describe(),
       o.workload.system_prompt_tokens, o.workload.repeat_ratio);
-  if (r.interrupted) out += "INTERRUPTED: the numbers cover the requests made until then\n";
+  if (r.interrupted) {
+    out += fmt::format("CUT SHORT ({}): requests in flight were abandoned (kind \"interrupted\")\n",
+                       r.cut_reason == "max_time" ? "--max-time reached" : "signal");
+  }
   out += fmt::format(
       "measured {} requests in {:.2f} s (after {} warm-up): ok {}, rejected {}, "
       "errors {}; peak in flight {}\n",
@@ -79,6 +82,8 @@ std::string format_summary(const Report& r) {
             ? fmt::format(" (mean {:.1f} reused from the prefix cache)", all.mean_cached_tokens)
             : "");
   }
+  out += fmt::format("client: {:.2f} s CPU on its I/O thread, peak RSS {:.0f} MiB\n",
+                     r.client_cpu_s, r.client_peak_rss_mib);
   if (o.mode != LoadMode::kClosed && r.max_lag_ms > 5)
     out += fmt::format("note: the client sent up to {:.1f} ms after an arrival's time\n",
                        r.max_lag_ms);

@@ -62,9 +62,12 @@ struct RunRecord {
   std::string started_at;       // wall clock at the start, ISO 8601 UTC
   double measure_start_s = -1;  // first measured request's send; -1: none was measured
   double end_s = 0;             // when the last request finished
-  bool interrupted = false;     // stopped by SIGINT/SIGTERM
+  bool interrupted = false;     // cut short: requests in flight were abandoned
+  std::string cut_reason;       // "signal" (SIGINT/SIGTERM) or "max_time"
   int peak_outstanding = 0;
-  double max_lag_ms = 0;  // open loop: worst delay between an arrival's time and its send
+  double client_cpu_s = 0;         // CPU time of the client's I/O thread over the run
+  double client_peak_rss_mib = 0;  // the process's peak resident memory at the end
+  double max_lag_ms = 0;           // open loop: worst delay between an arrival's time and its send
   std::vector<RequestResult> results;  // in completion order
   std::vector<ClientSample> client;
   std::vector<ServerSample> server;

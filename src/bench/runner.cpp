@@ -86,7 +86,10 @@ class Runner {
             Error::make(ErrorCode::kInternal, std::string("bench client failed: ") + x.what());
       }
     });
+    const double cpu_before = thread_cpu_seconds();
     io_.run();
+    record_.client_cpu_s = thread_cpu_seconds() - cpu_before;
+    record_.client_peak_rss_mib = peak_rss_mib();
     progress_.finish();
     if (failure_) return *failure_;
     return std::move(record_);
@@ -105,6 +108,17 @@ class Runner {
     return sending_;
   }
 
+  // Ends the run now: no more requests, and those in flight are abandoned (kind "interrupted").
+  void cut(const char* reason) {
+    if (record_.interrupted) return;
+    record_.interrupted = true;
+    record_.cut_reason = reason;
+    stop_sending();
+    boost::system::error_code ignored;
+    for (Stream* stream : active_)
+      stream->socket().close(ignored);
+  }
+
   void stop_sending() {
     if (!sending_) return;
     sending_ = false;
@@ -121,6 +135,21 @@ class Runner {
     auto [ec] = co_await timer.async_wait(as_tuple(use_awaitable));
     sleepers_.erase(&timer);
     co_return !ec && sending_;
+  }
+
+  // A user or the arrival loop ended (with an exception: the run fails, keeping its record).
+  void sender_done(std::exception_ptr e) {
+    if (e) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        failure_ =
+            Error::make(ErrorCode::kInternal, std::string("bench client failed: ") + x.what());
+      }
+      cut("error");
+    }
+    if (--senders_ == 0) stop_sending();
+    wake_.cancel();
   }
 
   net::awaitable<void> main();
@@ -210,22 +239,17 @@ net::awaitable<void> Runner::main() {
   record_.started_at = utc_timestamp();
   net::signal_set signals(io_, SIGINT, SIGTERM);
   signals.async_wait([this](const boost::system::error_code& ec, int) {
-    if (ec) return;
-    record_.interrupted = true;
-    stop_sending();
-    boost::system::error_code ignored;
-    for (Stream* stream : active_)
-      stream->socket().close(ignored);
+    if (!ec) cut("signal");
   });
   net::co_spawn(io_, tick(), net::detached);
   net::co_spawn(io_, poll_server(), net::detached);
   if (options_.mode == LoadMode::kClosed) {
     senders_ = options_.concurrency;
     for (int u = 0; u < options_.concurrency; ++u)
-      net::co_spawn(io_, user(u), net::detached);
+      net::co_spawn(io_, user(u), [this](std::exception_ptr e) { sender_done(e); });
   } else {
     senders_ = 1;
-    net::co_spawn(io_, arrivals(), net::detached);
+    net::co_spawn(io_, arrivals(), [this](std::exception_ptr e) { sender_done(e); });
   }
   while (senders_ > 0 || outstanding_ > 0) {
     wake_.expires_at(Clock::time_point::max());
@@ -255,8 +279,6 @@ net::awaitable<void> Runner::user(int number) {
       break;
     }
   }
-  if (--senders_ == 0) stop_sending();
-  wake_.cancel();
 }
 
 net::awaitable<void> Runner::arrivals() {
@@ -277,8 +299,6 @@ net::awaitable<void> Runner::arrivals() {
     if (auto result = begin(spec, arrival->time_s))
       net::co_spawn(io_, issue(spec, std::move(*result)), net::detached);
   }
-  if (--senders_ == 0) stop_sending();
-  wake_.cancel();
 }
 
 // Bookkeeping at the moment a request starts, before any I/O; nothing when the client's own
@@ -563,6 +583,7 @@ net::awaitable<void> Runner::tick() {
       next_sample += 1;
     }
     may_send();  // ends the sending phase when the duration is over
+    if (options_.max_time_s > 0 && t >= options_.max_time_s) cut("max_time");
     progress_.draw(progress_text());
     tick_timer_.expires_after(kTickInterval);
     co_await tick_timer_.async_wait(as_tuple(use_awaitable));

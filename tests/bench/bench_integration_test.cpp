@@ -1,10 +1,16 @@
 // `supportd bench` against a real supportd running in this process on an ephemeral port (the
 // tiny synthesized model): sane reports in closed and open loop, rejections and errors counted
 // by kind rather than hidden, 1000 streaming connections held at once, and the command line
-// (flags, files, exit codes) through the built binary.
+// (flags, files, exit codes) through the built binary. How the client times token events is
+// tested against a scripted SSE server, whose pacing does not depend on the engine's speed.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <boost/json.hpp>
@@ -205,14 +211,105 @@ TEST_F(BenchTest, OpenLoopPoissonSendsOnScheduleAndCompletes) {
     EXPECT_GT(r.classes[static_cast<std::size_t>(c)].requests, 0) << class_name(c);
 }
 
+// A server that answers every POST with a scripted SSE stream: each event in its own write, with
+// a pause before each, then [DONE] and the connection closed. It shows what the client does with
+// events that arrive one by one, whatever a real server's engine and writer happen to coalesce.
+class ScriptedSseServer {
+ public:
+  ScriptedSseServer(int events, std::chrono::milliseconds pause) : events_(events), pause_(pause) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        ::listen(listener_, 8) != 0 ||
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      throw std::runtime_error("cannot listen on 127.0.0.1");
+    }
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~ScriptedSseServer() {
+    stop_ = true;
+    thread_.join();
+    ::close(listener_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  void serve() {
+    while (!stop_) {
+      pollfd waiting{listener_, POLLIN, 0};
+      if (::poll(&waiting, 1, 50) <= 0) continue;
+      const int client = ::accept(listener_, nullptr, nullptr);
+      if (client < 0) continue;
+      answer(client);
+      ::close(client);
+    }
+  }
+  // Reads one request (headers, then Content-Length bytes of body) and streams the answer.
+  void answer(int client) {
+    std::string request;
+    char buffer[4096];
+    std::size_t needed = std::string::npos;
+    while (request.size() < needed) {
+      const ssize_t n = ::recv(client, buffer, sizeof(buffer), 0);
+      if (n <= 0) return;
+      request.append(buffer, static_cast<std::size_t>(n));
+      const std::size_t end = request.find("\r\n\r\n");
+      if (needed == std::string::npos && end != std::string::npos) {
+        std::size_t body = 0;
+        if (const std::size_t at = request.find("Content-Length: "); at != std::string::npos)
+          body = std::stoul(request.substr(at + 16));
+        needed = end + 4 + body;
+      }
+    }
+    auto send_all = [client](const std::string& text) {
+      return ::send(client, text.data(), text.size(), MSG_NOSIGNAL) ==
+             static_cast<ssize_t>(text.size());
+    };
+    if (!send_all(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"))
+      return;
+    for (int i = 0; i < events_ && !stop_; ++i) {
+      std::this_thread::sleep_for(pause_);
+      if (!send_all(R"(data: {"choices":[{"index":0,"delta":{"content":" word"}}]})"
+                    "\n\n"))
+        return;
+    }
+    send_all("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":" +
+             std::to_string(events_) + "}}\n\ndata: [DONE]\n\n");
+  }
+
+  const int events_;
+  const std::chrono::milliseconds pause_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 TEST_F(BenchTest, TokensAreTimedAsTheyArriveNotInBatches) {
-  BenchOptions o = small_run();
+  // 40 events, each written 20 ms after the last: a client that stamps every event when it is
+  // read sees 39 gaps, nearly all of them non-zero; one that buffered the body (or stamped the
+  // events after the stream ended) would see gaps of 0.
+  ScriptedSseServer server(40, std::chrono::milliseconds(20));
+  BenchOptions o;
+  o.url = server.url();
+  o.model = "scripted";
   o.requests = 1;
+  o.poll_server = false;
+  o.progress = false;
+  o.workload.prompt_tokens = Distribution::fixed(12);
   o.workload.output_tokens = Distribution::fixed(40);
-  const Report r = run(o);
-  ASSERT_EQ(r.ok, 1);
-  // One stream of 40 tokens: 39 gaps; if the client read in large batches most would be 0.
+  ASSERT_TRUE(validate(o).ok());
+  auto record = run_benchmark(o);
+  ASSERT_TRUE(record.ok()) << record.error().message;
+  const Report r = build_report(*record, o);
+  ASSERT_EQ(r.ok, 1) << r.errors << " errors";
   const ClassReport& all = r.classes[kAllClasses];
+  EXPECT_EQ(all.output_tokens, 40);
   EXPECT_EQ(all.itl_ms.count, 39u);
   EXPECT_GT(all.itl_ms.p50, 0);
 }
@@ -242,6 +339,17 @@ TEST_F(BenchTest, ErrorsAreCountedByKindAndNothingHangs) {
   r = run(o);
   EXPECT_EQ(r.errors, 2);
   EXPECT_EQ(r.classes[kAllClasses].error_kinds.at("timeout"), 2);
+
+  // --max-time cuts the whole run: requests in flight are abandoned and say so.
+  o = small_run();
+  o.requests = 2;
+  o.concurrency = 2;
+  o.max_time_s = 0.3;
+  o.workload.output_tokens = Distribution::fixed(20000);
+  r = run(o);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.cut_reason, "max_time");
+  EXPECT_EQ(r.classes[kAllClasses].error_kinds.at("interrupted"), 2);
 
   // Nobody listens: connection errors, not a hang.
   o = small_run();
