@@ -105,6 +105,19 @@ Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::
         });
   }
 
+  if (embedder) {
+    // Texts longer than the model's limit are embedded from their beginning only: counted.
+    auto& truncated = registry
+                          .counter("supportd_embedder_truncated_texts_total",
+                                   "Texts cut to the sentence model's token limit before embedding")
+                          .get();
+    registry.on_collect([embedder, &truncated, seen = std::make_shared<std::uint64_t>(0)] {
+      const std::uint64_t now = embedder->truncated();
+      if (now > *seen) truncated.increment(static_cast<double>(now - *seen));
+      *seen = now;
+    });
+  }
+
   auto rules = load_rules(config);
   if (!rules) return rules.error();
 

@@ -4,6 +4,7 @@
 // build has the encoder. Thread-safe: embed() may run on many threads.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -30,6 +31,8 @@ class Embedder {
   virtual Result<std::vector<float>> embed_batch(
       std::span<const std::string> texts,
       const std::function<void(std::size_t)>& progress = {}) const = 0;
+  // Texts cut to the model's token limit so far (their vectors cover only the beginning).
+  virtual std::uint64_t truncated() const = 0;
 };
 
 // The sentence encoder's model file at `path` (empty: the encoder's default path).

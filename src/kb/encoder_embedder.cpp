@@ -21,6 +21,7 @@ class SentenceEncoderEmbedder final : public Embedder {
   int dimensions() const override { return encoder::kDimensions; }
   const std::string& fingerprint() const override { return fingerprint_; }
   bool multilingual() const override { return false; }
+  std::uint64_t truncated() const override { return model_->truncated_count(); }
 
   Result<std::vector<float>> embed(std::string_view text) const override {
     auto vector = model_->encode(text);

@@ -3,6 +3,7 @@
 // One llama.cpp context, used by one caller at a time.
 #include <llama.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <mutex>
@@ -30,6 +31,7 @@ class GgufEmbedder final : public Embedder {
   int dimensions() const override { return dimensions_; }
   const std::string& fingerprint() const override { return fingerprint_; }
   bool multilingual() const override { return true; }
+  std::uint64_t truncated() const override { return truncated_.load(std::memory_order_relaxed); }
 
   Result<std::vector<float>> embed(std::string_view text) const override {
     const llama_vocab* vocab = llama_model_get_vocab(model_);
@@ -42,6 +44,8 @@ class GgufEmbedder final : public Embedder {
                              static_cast<int32_t>(tokens.size()), true, false);
     }
     if (count <= 0) return Error::invalid("the text has no tokens for the embedding model");
+    if (static_cast<std::size_t>(count) > kContextTokens)
+      truncated_.fetch_add(1, std::memory_order_relaxed);
     tokens.resize(std::min<std::size_t>(static_cast<std::size_t>(count), kContextTokens));
     std::lock_guard lock(mutex_);
     llama_memory_clear(llama_get_memory(context_), true);
@@ -89,6 +93,7 @@ class GgufEmbedder final : public Embedder {
   std::string fingerprint_;
   int dimensions_ = 0;
   mutable std::mutex mutex_;  // a llama.cpp context serves one caller at a time
+  mutable std::atomic<std::uint64_t> truncated_{0};
 };
 
 }  // namespace

@@ -334,6 +334,12 @@ TEST(KbGguf, AnEmbeddingModelInGgufGivesVectorsInEveryLanguage) {
   EXPECT_NEAR(norm, 1.0, 1e-4);
   EXPECT_EQ(*a, *b);
   EXPECT_NE(*a, *c);
+  EXPECT_EQ(shared->truncated(), 0u);
+  std::string long_text;
+  for (int i = 0; i < 2000; ++i)
+    long_text += "parcel ";
+  ASSERT_TRUE(shared->embed(long_text).ok());
+  EXPECT_EQ(shared->truncated(), 1u);  // cut to the context, and counted
 
   testing::TestDir dir("gguf");
   ImportOptions options = quick_options();
