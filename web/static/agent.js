@@ -365,13 +365,16 @@ ui.take.addEventListener('click', async () => {
     ui.replyText.focus();
   } catch (e) {
     if (e instanceof ApiError && e.status === 409) {
-      // 409 says only "not waiting any more": another agent took it, or it went back to the bot
-      // or was closed meanwhile. The conversation as the server has it now tells which.
+      // already_taken: another agent was first; not_waiting: it went back to the bot or was
+      // closed meanwhile (the conversation as the server has it now says which).
       await Promise.all([refreshDetail(), refreshLists()]);
       const c = state.conversation;
-      const elsewhere = !c || c.handoff === 'waiting' || (c.handoff === 'taken' && c.agent !== agentName());
-      showAlert(elsewhere ? 'Someone else took this conversation first.'
-                          : `This conversation is no longer waiting (${describe(c).toLowerCase()}).`, 'info');
+      if (e.code === 'not_waiting') {
+        const now = c && c.handoff !== 'waiting' ? ` (${describe(c).toLowerCase()})` : '';
+        showAlert(`This conversation is no longer waiting${now}.`, 'info');
+      } else {
+        showAlert('Someone else took this conversation first.', 'info');
+      }
     } else {
       failed(e, 'Could not take the conversation');
     }
