@@ -194,6 +194,10 @@ http::Response post_answer(Services& services, http::Request& request) {
 http::Response agent_list(Services& services, http::Request& request) {
   auto call = begin(services, request, false);
   if (!call) return error_response(call.error());
+  if (const auto state = request.query_param("state"); state && *state != "waiting") {
+    return error_response(Error::invalid(
+        "state must be \"waiting\" (the list of conversations waiting for a person)", "state"));
+  }
   auto list = call->desk->waiting(call->tenant);
   if (!list) return error_response(list.error());
   json::array conversations;

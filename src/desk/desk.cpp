@@ -140,7 +140,10 @@ Result<store::Conversation> Desk::change_handoff(const std::string& tenant,
   if (auto id = verify(tenant, session); !id) return id.error();
   auto conversation = stores_.sessions->change_handoff(session, change);
   if (!conversation) return conversation;
-  if (!note.empty()) stores_.sessions->append(session, {store::Role::kSystem, note});
+  if (!note.empty()) {
+    auto seq = stores_.sessions->append(session, {store::Role::kSystem, note});
+    if (seq) conversation->last_seq = *seq;  // the answer shows the note it just added
+  }
   hub_.to_session(
       session, json::serialize(json::object{{"type", "handoff"},
                                             {"state", store::handoff_name(conversation->handoff)},
@@ -198,6 +201,8 @@ Result<store::Conversation> Desk::take(const std::string& tenant, const std::str
 Result<std::int64_t> Desk::agent_reply(const std::string& tenant, const std::string& session,
                                        const std::string& agent, const std::string& text) {
   if (auto id = verify(tenant, session); !id) return id.error();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    return Error::invalid("the reply is empty", "text");
   if (Status s = require_agent(session, agent); !s) return s.error();
   auto seq = stores_.sessions->append(session, {store::Role::kAgent, filter::mask_pii(text)});
   if (!seq) return seq;

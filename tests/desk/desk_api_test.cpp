@@ -158,7 +158,14 @@ TEST_F(DeskApi, HandsOverToAPersonWhoTakesTheConversation) {
   const std::string base = "/v1/agent/conversations/" + session;
   EXPECT_EQ(server().post(base + "/reply", json::object{{"agent", "bob"}, {"text", "hi"}}).status,
             400);  // not taken yet
-  EXPECT_EQ(server().post(base + "/take", json::object{{"agent", "bob"}}).status, 200);
+  EXPECT_EQ(server().get("/v1/agent/conversations?state=nope").status, 400);
+  const auto taken = server().post(base + "/take", json::object{{"agent", "bob"}});
+  ASSERT_EQ(taken.status, 200);
+  // The conversation as it is now: its last_seq counts the note the take added.
+  const auto before_take = parse(server().get("/v1/sessions/" + session + "/messages"));
+  EXPECT_EQ(parse(taken).at("last_seq"), before_take.at("messages").as_array().back().at("seq_id"));
+  EXPECT_EQ(server().post(base + "/reply", json::object{{"agent", "bob"}, {"text", "  "}}).status,
+            400);  // an empty reply is refused, not stored
   const auto second = server().post(base + "/take", json::object{{"agent", "carol"}});
   EXPECT_EQ(second.status, 409);
   EXPECT_EQ(error_code(second), "already_taken");

@@ -1,6 +1,6 @@
 // Starting and stopping a real supportd process for end-to-end tests.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -56,6 +56,7 @@ export async function startSupportd(args) {
       const timer = setTimeout(() => child.kill('SIGKILL'), 30000);
       const result = await done;
       clearTimeout(timer);
+      rmSync(dir, { recursive: true, force: true });  // the port file and the server's own data
       return result;
     },
   };
