@@ -16,14 +16,28 @@ std::string error_message(std::string_view code, std::string_view message) {
   return json::serialize(json::object{{"type", "error"}, {"code", code}, {"message", message}});
 }
 
+// What both sockets share: the desk, the caller's tenant, the peer, and pushes from the hub.
+class DeskSocket : public http::WebSocketHandler, public desk::Listener {
+ public:
+  DeskSocket(desk::Desk& desk, std::string tenant) : desk_(desk), tenant_(std::move(tenant)) {}
+  void on_close() override {}
+  void deliver(const std::string& json) override {
+    if (peer_) peer_->send(json);
+  }
+
+ protected:
+  desk::Desk& desk_;
+  const std::string tenant_;
+  std::shared_ptr<http::WebSocketPeer> peer_;
+};
+
 // A customer's socket: messages in become turns; answers, agent messages and handoff changes
 // go out.
-class CustomerSocket final : public http::WebSocketHandler,
-                             public desk::Listener,
+class CustomerSocket final : public DeskSocket,
                              public std::enable_shared_from_this<CustomerSocket> {
  public:
   CustomerSocket(desk::Desk& desk, std::string tenant, std::string session)
-      : desk_(desk), tenant_(std::move(tenant)), session_(std::move(session)) {}
+      : DeskSocket(desk, std::move(tenant)), session_(std::move(session)) {}
 
   void on_open(std::shared_ptr<http::WebSocketPeer> peer) override {
     peer_ = std::move(peer);
@@ -56,26 +70,15 @@ class CustomerSocket final : public http::WebSocketHandler,
               }));
   }
 
-  void on_close() override {}
-
-  void deliver(const std::string& json) override {
-    if (peer_) peer_->send(json);
-  }
-
  private:
-  desk::Desk& desk_;
-  const std::string tenant_;
   const std::string session_;
-  std::shared_ptr<http::WebSocketPeer> peer_;
 };
 
 // An agent's socket: the waiting list whenever it changes, and customers' messages in taken
 // conversations.
-class AgentSocket final : public http::WebSocketHandler,
-                          public desk::Listener,
-                          public std::enable_shared_from_this<AgentSocket> {
+class AgentSocket final : public DeskSocket, public std::enable_shared_from_this<AgentSocket> {
  public:
-  AgentSocket(desk::Desk& desk, std::string tenant) : desk_(desk), tenant_(std::move(tenant)) {}
+  AgentSocket(desk::Desk& desk, std::string tenant) : DeskSocket(desk, std::move(tenant)) {}
 
   void on_open(std::shared_ptr<http::WebSocketPeer> peer) override {
     peer_ = std::move(peer);
@@ -91,15 +94,6 @@ class AgentSocket final : public http::WebSocketHandler,
                                 "agents act through the HTTP API; this socket only listens"));
     }
   }
-  void on_close() override {}
-  void deliver(const std::string& json) override {
-    if (peer_) peer_->send(json);
-  }
-
- private:
-  desk::Desk& desk_;
-  const std::string tenant_;
-  std::shared_ptr<http::WebSocketPeer> peer_;
 };
 
 Result<std::string> tenant_of(Services& services, const http::Request& request) {
