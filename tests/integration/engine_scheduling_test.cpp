@@ -111,6 +111,34 @@ TEST(EngineScheduling, PreemptionLosesAndRepeatsNoToken) {
   }
 }
 
+TEST(EngineScheduling, AgedRequestsNeverPreemptEachOtherForEver) {
+  // With fast aging every waiting request soon outranks every running one. Preemption follows
+  // the requests' own classes, so the low request gives way to the normal one once, then waits.
+  for (auto mode : {EngineOptions::Preemption::kSave, EngineOptions::Preemption::kRecompute}) {
+    EngineOptions options;
+    options.model_path = testing::synthesized_model();
+    options.context_cells = 65536;
+    options.parallel = 1;
+    options.step_tokens = 64;
+    options.prefix_cache_entries = 0;
+    options.warmup = false;
+    options.preemption = mode;
+    options.scheduling.aging = std::chrono::milliseconds(1);
+    auto engine = std::move(LlamaEngine::create(options)).value();
+    auto low = std::make_shared<CollectSink>();
+    ASSERT_TRUE(engine->submit(greedy("a low priority question", 200, Priority::kLow), low).ok());
+    ASSERT_TRUE(low->wait_pieces(5));
+    auto normal = std::make_shared<CollectSink>();
+    ASSERT_TRUE(engine->submit(greedy("a normal question", 50, Priority::kNormal), normal).ok());
+    ASSERT_TRUE(normal->wait()) << "the engine stopped making progress";
+    ASSERT_TRUE(low->wait()) << "the engine stopped making progress";
+    EXPECT_EQ(normal->completion().usage.completion_tokens, 50);
+    EXPECT_EQ(low->completion().usage.completion_tokens, 200);
+    EXPECT_LE(engine->stats().preemptions, 1);
+    EXPECT_EQ(engine->sequences_holding_cells(), 0);
+  }
+}
+
 TEST(EngineScheduling, AFullClassQueueIsRefusedAtOnce) {
   auto engine = make_engine(1, EngineOptions::Preemption::kOff, {0, 2, 0});
   auto blocker = std::make_shared<CollectSink>();

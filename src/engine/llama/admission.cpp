@@ -15,16 +15,16 @@ std::int64_t LlamaEngine::Loop::free_cells() const {
 void LlamaEngine::Loop::admit() {
   const auto now = Clock::now();
   while (const sched::Ticket* next = scheduler_.next(now, static_cast<int>(running_.size()))) {
-    const sched::Priority rank = scheduler_.effective_priority(*next, now);
-    const bool fits = !free_seq_ids_.empty() && next->cells <= free_cells();
-    if (!fits && !make_room(*next, rank)) return;  // wait for running sequences to finish
-    const sched::Ticket ticket = scheduler_.pop(next->id);
+    const sched::Ticket candidate = *next;  // a copy: preempting pushes into the scheduler
+    const bool fits = !free_seq_ids_.empty() && candidate.cells <= free_cells();
+    if (!fits && !make_room(candidate)) return;  // wait for running sequences to finish
+    const sched::Ticket ticket = scheduler_.pop(candidate.id);
     auto node = waiting_.extract(ticket.id);
     start(std::move(node.mapped()));
   }
 }
 
-bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate, sched::Priority rank) {
+bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate) {
   // First the prefix cache gives back cells.
   if (!free_seq_ids_.empty() && candidate.cells > free_cells()) {
     for (int id :
@@ -35,12 +35,13 @@ bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate, sched::Priorit
   }
   if (options_.preemption == EngineOptions::Preemption::kOff) return false;
   // Then running sequences of a lower class than the candidate's give way, lowest class and
-  // latest admitted first, until it fits. Requests that were preempted before are not
-  // preempted again for an equal class, so nothing ping-pongs.
+  // latest admitted first, until it fits. Classes here are the requests' own, not aged: aging
+  // orders the queue, but if it also let a request preempt, two aged requests of different
+  // classes would preempt each other for ever (each resumed one outranking the other).
   while (free_seq_ids_.empty() || candidate.cells > free_cells()) {
     Sequence* victim = nullptr;
     for (auto& s : running_) {
-      if (!s->sink || s->request.priority <= rank) continue;
+      if (!s->sink || s->request.priority <= candidate.priority) continue;
       if (victim == nullptr || s->request.priority > victim->request.priority ||
           (s->request.priority == victim->request.priority && s->admitted > victim->admitted)) {
         victim = s.get();

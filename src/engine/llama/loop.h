@@ -86,7 +86,7 @@ class LlamaEngine::Loop {
   void publish_stats();
   // admission.cpp: starting, preempting and resuming sequences
   void admit();
-  bool make_room(const sched::Ticket& candidate, sched::Priority rank);
+  bool make_room(const sched::Ticket& candidate);
   void start(std::unique_ptr<Sequence> sequence);
   void preempt(Sequence& sequence);
   void release_cells(Sequence& sequence, bool keep_in_cache);
