@@ -45,16 +45,18 @@ void AdmissionControl::left_queue(Priority priority) {
   waiting_[static_cast<int>(priority)].fetch_sub(1);
 }
 
-void AdmissionControl::record_finish() {
+void AdmissionControl::record_finish(std::chrono::steady_clock::time_point when) {
   std::lock_guard lock(mutex_);
-  const auto now = std::chrono::steady_clock::now();
   if (last_finish_ != std::chrono::steady_clock::time_point{}) {
-    const double gap = std::chrono::duration<double>(now - last_finish_).count();
-    const double instant = 1.0 / std::max(gap, 1e-3);
-    // Average over roughly the last 16 completions.
-    rate_ = rate_ == 0 ? instant : rate_ + (instant - rate_) / 16.0;
+    const double gap = std::max(std::chrono::duration<double>(when - last_finish_).count(), 1e-4);
+    // The mean gap over roughly the last 16 completions, and its inverse. (Averaging the
+    // instantaneous rates 1/gap instead overestimates badly: sequences of one batch finish
+    // together, and their near-zero gaps dominated the average, so deadlines that could not
+    // be met were accepted and expired in the queue.)
+    mean_gap_ = mean_gap_ == 0 ? gap : mean_gap_ + (gap - mean_gap_) / 16.0;
+    rate_ = 1.0 / mean_gap_;
   }
-  last_finish_ = now;
+  last_finish_ = std::max(last_finish_, when);
 }
 
 double AdmissionControl::completion_rate() const {

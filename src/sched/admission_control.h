@@ -35,8 +35,8 @@ class AdmissionControl {
                                std::optional<std::chrono::steady_clock::time_point> deadline);
   void left_queue(Priority priority);
 
-  // Engine-side measurement: a request finished (feeds the service rate).
-  void record_finish();
+  // Engine-side measurement: a request finished at `when` (feeds the service rate).
+  void record_finish(std::chrono::steady_clock::time_point when = std::chrono::steady_clock::now());
   // Whether every sequence slot is busy (a new request must wait for one to finish).
   void set_saturated(bool saturated) { saturated_.store(saturated); }
 
@@ -53,7 +53,8 @@ class AdmissionControl {
   std::array<std::atomic<int>, kPriorityCount> waiting_{};
   std::atomic<bool> saturated_{false};
   mutable std::mutex mutex_;
-  double rate_ = 0;  // completions per second, exponentially averaged; guarded by mutex_
+  double mean_gap_ = 0;  // seconds between completions, exponentially averaged; guarded by mutex_
+  double rate_ = 0;      // 1 / mean_gap_; guarded by mutex_
   std::chrono::steady_clock::time_point last_finish_;  // guarded by mutex_
 };
 

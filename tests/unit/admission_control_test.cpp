@@ -47,6 +47,21 @@ TEST(AdmissionControl, RefusesDeadlinesTheServiceRateCannotMeet) {
   EXPECT_EQ(control.expected_wait(Priority::kNormal).count(), 0.0);
 }
 
+TEST(AdmissionControl, BatchesFinishingTogetherDoNotInflateTheRate) {
+  // Four sequences finish in the same step, once a second: 4 requests/s, however close the
+  // four finishes are to each other.
+  AdmissionControl control;
+  const auto now = std::chrono::steady_clock::now();
+  for (int second = 30; second >= 0; --second) {
+    for (int i = 0; i < 4; ++i) {
+      control.record_finish(now - std::chrono::seconds(second) + std::chrono::microseconds(i));
+    }
+  }
+  const double rate = control.completion_rate();
+  EXPECT_GT(rate, 2.0);
+  EXPECT_LT(rate, 8.0);
+}
+
 TEST(RateLimiter, RequestBucketRefillsAtItsRate) {
   RateLimiter limiter;
   limiter.set_limit("k", {2.0, 2.0, 0});
