@@ -20,6 +20,7 @@ ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 600
 if [ -n "$asan" ]; then
   echo "== unit and integration tests under ASan + UBSan (build: $asan)"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
+  export LSAN_OPTIONS=suppressions=$here/tests/lsan.supp:print_suppressions=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   ctest --test-dir "$asan" --output-on-failure -j "$jobs" -L 'unit|integration' --timeout 900
 fi
