@@ -77,8 +77,8 @@ Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::
     if (opened_encoder) {
       embedder = std::move(opened_encoder).value();
     } else {
-      parts->warnings.push_back("sentence encoder unavailable (" + opened_encoder.error().message +
-                                "): the desk uses lexical search only");
+      parts->warnings.push_back(opened_encoder.error().message +
+                                "; the desk uses lexical search only");
     }
   }
 
