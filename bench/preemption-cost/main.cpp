@@ -24,7 +24,8 @@ bool prefill(llama_context* context, const std::vector<llama_token>& tokens, int
   bool ok = true;
   for (std::size_t at = 0; ok && at < tokens.size(); at += static_cast<std::size_t>(batch_size)) {
     batch.n_tokens = 0;
-    for (std::size_t i = at; i < tokens.size() && i < at + static_cast<std::size_t>(batch_size); ++i) {
+    for (std::size_t i = at; i < tokens.size() && i < at + static_cast<std::size_t>(batch_size);
+         ++i) {
       const int k = batch.n_tokens++;
       batch.token[k] = tokens[i];
       batch.pos[k] = static_cast<llama_pos>(i);
@@ -63,10 +64,12 @@ int main(int argc, char** argv) {
   llama_memory_t memory = llama_get_memory(context);
   const int vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
 
-  std::printf("%8s %14s %14s %10s %12s\n", "tokens", "save ms", "recompute ms", "ratio", "state bytes");
+  std::printf("%8s %14s %14s %10s %12s\n", "tokens", "save ms", "recompute ms", "ratio",
+              "state bytes");
   for (int n : {64, 256, 1024, 2048}) {
     std::vector<llama_token> tokens(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) tokens[static_cast<std::size_t>(i)] = 100 + (i * 7919) % (vocab - 200);
+    for (int i = 0; i < n; ++i)
+      tokens[static_cast<std::size_t>(i)] = 100 + (i * 7919) % (vocab - 200);
     llama_memory_clear(memory, true);
     if (!prefill(context, tokens, 512)) return 1;
 
@@ -89,7 +92,8 @@ int main(int argc, char** argv) {
     if (!prefill(context, tokens, 512)) return 1;
     const double recompute_ms = ms_since(recompute_start);
 
-    std::printf("%8d %14.2f %14.2f %9.0fx %12zu\n", n, save_ms, recompute_ms, recompute_ms / save_ms, size);
+    std::printf("%8d %14.2f %14.2f %9.0fx %12zu\n", n, save_ms, recompute_ms,
+                recompute_ms / save_ms, size);
   }
   llama_free(context);
   llama_model_free(model);

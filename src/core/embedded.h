@@ -10,11 +10,14 @@ struct EmbeddedFile {
   std::string_view path;  // relative to the embedded directory, '/'-separated
   std::span<const unsigned char> data;
 
-  std::string_view text() const { return {reinterpret_cast<const char*>(data.data()), data.size()}; }
+  std::string_view text() const {
+    return {reinterpret_cast<const char*>(data.data()), data.size()};
+  }
 };
 
 // The file at `path` in `files`, or null.
-inline const EmbeddedFile* find_embedded(std::span<const EmbeddedFile> files, std::string_view path) {
+inline const EmbeddedFile* find_embedded(std::span<const EmbeddedFile> files,
+                                         std::string_view path) {
   for (const auto& f : files) {
     if (f.path == path) return &f;
   }
