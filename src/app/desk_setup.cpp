@@ -84,11 +84,14 @@ Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::
 
   const std::string kb_dir =
       config.kb_dir.empty() ? (fs::path(data_dir) / "kb").string() : config.kb_dir;
-  if (config.kb_dir.empty()) {
+  auto knowledge = kb::LiveKnowledgeBase::open(kb_dir, {embedder});
+  if (!knowledge && config.kb_dir.empty()) {
+    // The default directory holds no usable knowledge base yet: the built-in demo goes there
+    // (loaded once: only a failed open pays for the import and a second open).
     auto demo = desk::ensure_demo_knowledge(kb_dir, embedder);
     if (!demo) return demo.error();
+    knowledge = kb::LiveKnowledgeBase::open(kb_dir, {embedder});
   }
-  auto knowledge = kb::LiveKnowledgeBase::open(kb_dir, {embedder});
   if (!knowledge) return knowledge.error();
   parts->knowledge = std::move(knowledge).value();
   for (const auto& w : parts->knowledge->current()->warnings())
