@@ -235,16 +235,12 @@ http::Response agent_action(Services& services, http::Request& request, const st
   if (action == "close") changed = call->desk->close(call->tenant, session, name);
   if (action == "release") changed = call->desk->release(call->tenant, session, name);
   if (!changed) {
-    if (action == "take" && changed.error().code == ErrorCode::kInvalidArgument) {
-      // Say why: another agent holds it, or it is no longer waiting (back with the bot, closed).
+    if (action == "take" && changed.error().param == "handoff") {  // a state conflict
+      // The store's message says the state (and who holds it); the code lets clients tell
+      // another agent's take from a conversation no longer waiting (back with the bot, closed).
       auto now = call->desk->history(call->tenant, session, 1, 0);
       const bool held = now && now->conversation.handoff == store::Handoff::kTaken;
-      const std::string why =
-          !now   ? changed.error().message
-          : held ? "the conversation was taken by " + now->conversation.agent
-                 : std::string("the conversation is not waiting for a person (it is ") +
-                       store::handoff_name(now->conversation.handoff) + ")";
-      return http::error_response(409, why, "invalid_request_error",
+      return http::error_response(409, changed.error().message, "invalid_request_error",
                                   held ? "already_taken" : "not_waiting");
     }
     return error_response(changed.error());
