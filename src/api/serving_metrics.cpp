@@ -173,6 +173,7 @@ std::string ServingMetrics::stats_json() const {
                       {"prefix_lookups", s.prefix_lookups},
                       {"prefix_hits", s.prefix_hits},
                       {"prompt_tokens_reused", s.prompt_tokens_reused},
+                      {"prefix_copies_merged", s.prefix_copies_merged},
                       {"steps", s.steps},
                       {"step_tokens", s.step_tokens},
                       {"tokens_generated", s.tokens_generated},

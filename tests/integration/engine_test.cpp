@@ -120,6 +120,41 @@ TEST(Engine, PrefixReuseGivesTheSameTokens) {
   EXPECT_GT(engine->stats().prefix_hits, 0);
 }
 
+TEST(Engine, ABurstSharingOnePrefixKeepsOneCopyOfIt) {
+  // Four requests with one system prompt arrive together: none finds it cached, so each
+  // computes it. Once one has cached it, the others' copies must be swapped for the cached
+  // cells (otherwise they stay in the KV cache, unaccounted, and every step scans them), and
+  // the answers must not change. The prompt spans several steps, so all four start before
+  // the first one has cached it.
+  std::string shared = "You are the help desk of an online shoe store. Articles: ";
+  for (int i = 0; i < 8; ++i)
+    shared += "article " + std::to_string(i) + ": returns within 30 days, free delivery. ";
+  const std::vector<std::string> questions = {
+      "Question: can I return boots?", "Question: do you ship to Spain?",
+      "Question: where is my parcel?", "Question: how do I pay?"};
+  auto engine = make_engine(4);
+  std::vector<std::string> alone;
+  for (const auto& q : questions) {
+    alone.push_back(run(*engine, greedy(shared + q, 16)));
+    engine->clear_prefix_cache();
+  }
+  const auto merged_before = engine->stats().prefix_copies_merged;
+  std::vector<std::shared_ptr<CollectSink>> sinks;
+  for (const auto& q : questions) {
+    sinks.push_back(std::make_shared<CollectSink>());
+    ASSERT_TRUE(engine->submit(greedy(shared + q, 16), sinks.back()).ok());
+  }
+  for (std::size_t i = 0; i < sinks.size(); ++i) {
+    ASSERT_TRUE(sinks[i]->wait());
+    EXPECT_EQ(sinks[i]->text(), alone[i]) << "question " << i;
+  }
+  EXPECT_GE(engine->stats().prefix_copies_merged - merged_before, 3);
+  Completion warm;
+  EXPECT_EQ(run(*engine, greedy(shared + questions[0], 16), &warm), alone[0]);
+  EXPECT_GT(warm.usage.cached_tokens, 20);
+  EXPECT_EQ(engine->sequences_holding_cells(), 0);
+}
+
 TEST(Engine, CellsReturnToBaselineAfterMixedLoad) {
   auto engine = make_engine(4);
   std::mt19937 random(1);

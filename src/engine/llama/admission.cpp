@@ -71,6 +71,7 @@ void LlamaEngine::Loop::start(std::unique_ptr<Sequence> sequence) {
     // Resuming after a preemption: put the saved KV back under the new sequence id.
     const std::size_t read =
         llama_state_seq_set_data(context_, s.saved_state.data(), s.saved_state.size(), s.seq_id);
+    s.shared = 0;  // the restored cells are a copy of their own
     if (read > 0) {
       s.n_past = s.saved_n_past;
     } else {
@@ -87,6 +88,7 @@ void LlamaEngine::Loop::start(std::unique_ptr<Sequence> sequence) {
     if (match.length > 0) {
       llama_memory_seq_cp(memory_, match.seq_id, s.seq_id, 0, static_cast<llama_pos>(match.length));
       s.n_past = match.length;
+      s.shared = match.length;
       if (!s.has_first_token) s.reused = match.length;
       ++counters_.prefix_hits;
       counters_.prompt_tokens_reused += static_cast<std::int64_t>(match.length);
@@ -114,6 +116,7 @@ void LlamaEngine::Loop::preempt(Sequence& s) {
   cells_reserved_ -= s.cells;
   s.seq_id = -1;
   s.n_past = 0;
+  s.shared = 0;
   s.batch_index = -1;
 
   // Back to the queue with its original arrival time, ahead of later arrivals of its class.
@@ -128,12 +131,29 @@ void LlamaEngine::Loop::preempt(Sequence& s) {
 
 void LlamaEngine::Loop::cache_prefix(Sequence& s, std::size_t length) {
   if (length == 0) return;
+  share_cached_cells(s, length);
   const auto insertion = prefix_cache_.insert(std::span(s.tokens).first(length));
   for (int id : insertion.evicted)
     llama_memory_seq_rm(memory_, id, -1, -1);
   if (insertion.seq_id >= 0 && !insertion.already_cached) {
     llama_memory_seq_cp(memory_, s.seq_id, insertion.seq_id, 0, static_cast<llama_pos>(length));
+    s.shared = std::max(s.shared, length);
   }
+}
+
+void LlamaEngine::Loop::share_cached_cells(Sequence& s, std::size_t length) {
+  // A sequence that computed a prefix the cache already holds (it started before that prefix
+  // was cached, e.g. a burst of requests with one system prompt) has its own copy of those
+  // cells. The trie counts the shared tokens once, so the copies would stay in the KV cache
+  // unaccounted for, and every step's attention would scan them: swap the copy for the
+  // cache's cells (same tokens at the same positions, so the same keys and values).
+  const auto match = prefix_cache_.lookup(std::span(s.tokens).first(length));
+  if (match.length <= s.shared) return;
+  const auto end = static_cast<llama_pos>(match.length);
+  llama_memory_seq_rm(memory_, s.seq_id, 0, end);
+  llama_memory_seq_cp(memory_, match.seq_id, s.seq_id, 0, end);
+  s.shared = match.length;
+  ++counters_.prefix_copies_merged;
 }
 
 void LlamaEngine::Loop::release_cells(Sequence& s, bool keep_in_cache) {

@@ -231,7 +231,7 @@ void LlamaEngine::Loop::publish_stats() {
   }
   std::int64_t used = static_cast<std::int64_t>(prefix_cache_.cells());
   for (const auto& s : running_)
-    used += static_cast<std::int64_t>(s->n_past - s->reused);
+    used += static_cast<std::int64_t>(s->n_past - std::min(s->n_past, s->shared));
   snapshot.kv_cells_used = used;
   snapshot.prefix_cache_tokens = static_cast<std::int64_t>(prefix_cache_.cells());
   std::lock_guard lock(stats_mutex_);

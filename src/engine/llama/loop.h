@@ -37,6 +37,7 @@ struct LlamaEngine::Sequence {
   int seq_id = -1;         // llama sequence id while running
   std::size_t n_past = 0;  // tokens whose KV is in the cache
   std::size_t reused = 0;  // prompt tokens taken from the prefix cache
+  std::size_t shared = 0;  // leading positions whose KV cells are the prefix cache's own
   int batch_index = -1;    // logits row in the current step, -1 when none
   int generated = 0;
   std::unique_ptr<Sampler> sampler;
@@ -91,6 +92,7 @@ class LlamaEngine::Loop {
   void preempt(Sequence& sequence);
   void release_cells(Sequence& sequence, bool keep_in_cache);
   void cache_prefix(Sequence& sequence, std::size_t length);
+  void share_cached_cells(Sequence& sequence, std::size_t length);
   std::int64_t free_cells() const;
   // step.cpp: one llama_decode and what follows
   void step();
