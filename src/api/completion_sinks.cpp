@@ -1,5 +1,8 @@
 #include "api/completion_sinks.h"
 
+#include <algorithm>
+#include <string>
+
 #include <boost/json.hpp>
 
 namespace supportd::api {
@@ -34,12 +37,26 @@ std::pair<int, std::string> end_error(const engine::Completion& c) {
       return {503, http::error_body("the request was cancelled (the server is shutting down)",
                                     "server_error", "cancelled")};
     case engine::FinishReason::kDeadline:
-      return {503, http::error_body("the request could not start before its deadline (timeout)",
-                                    "server_error", "deadline_exceeded")};
+      return {503,
+              http::error_body(c.error.message.empty()
+                                   ? "the request could not start before its deadline (timeout)"
+                                   : c.error.message,
+                               "server_error", "deadline_exceeded")};
     default:
       return {500, http::error_body(c.error.message.empty() ? "generation failed" : c.error.message,
                                     "server_error", "internal")};
   }
+}
+
+// The same as a whole response; a 503 says when to try again.
+http::Response end_response(const engine::Completion& c) {
+  auto [status, body] = end_error(c);
+  http::Response response = http::Response::json(status, std::move(body));
+  if (status == 503) {
+    response.headers.emplace_back("Retry-After",
+                                  std::to_string(std::max(c.error.retry_after_s, 1)));
+  }
+  return response;
 }
 
 bool ended_normally(engine::FinishReason r) {
@@ -60,10 +77,7 @@ class StreamingSink final : public engine::GenerationSink {
   void on_done(const engine::Completion& c) override {
     if (!opened_ && !ended_normally(c.reason)) {
       // Nothing was streamed yet: answer with a proper HTTP error instead of a stream.
-      auto [status, body] = end_error(c);
-      http::Response response = http::Response::json(status, std::move(body));
-      if (status == 503) response.headers.emplace_back("Retry-After", "1");
-      reply_->respond(std::move(response));
+      reply_->respond(end_response(c));
       return;
     }
     open();
@@ -131,8 +145,7 @@ class CollectingSink final : public engine::GenerationSink {
 
   void on_done(const engine::Completion& c) override {
     if (!ended_normally(c.reason)) {
-      auto [status, body] = end_error(c);
-      reply_->respond(http::Response::json(status, std::move(body)));
+      reply_->respond(end_response(c));
       return;
     }
     json::object choice{

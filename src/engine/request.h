@@ -75,7 +75,7 @@ struct Completion {
   FinishReason reason = FinishReason::kStop;
   Usage usage;
   Timings timings;
-  Error error;  // meaningful when reason == kError
+  Error error;  // why, when reason is kError or kDeadline (with its retry_after_s)
 };
 
 // Receives one request's output. Called on the engine's thread, in order, never concurrently

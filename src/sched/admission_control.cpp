@@ -22,11 +22,11 @@ std::optional<Refusal> AdmissionControl::enter(
     return Refusal{Error::make(ErrorCode::kOverloaded,
                                fmt::format("the {} queue is full ({} waiting); try again later",
                                            priority_name(priority), limit)),
-                   retry_after_for(priority)};
+                   retry_after(priority)};
   }
+  const auto now = std::chrono::steady_clock::now();
   if (deadline) {
     const auto expected = expected_wait(priority);
-    const auto now = std::chrono::steady_clock::now();
     if (now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(expected) >
         *deadline) {
       waiting_[index].fetch_sub(1);
@@ -35,9 +35,11 @@ std::optional<Refusal> AdmissionControl::enter(
                       fmt::format("the request cannot start before its deadline (expected wait "
                                   "{:.1f} s at the current service rate)",
                                   expected.count())),
-          retry_after_for(priority)};
+          retry_after(priority)};
     }
   }
+  std::lock_guard lock(mutex_);
+  arrivals_[index].record(now);
   return std::nullopt;
 }
 
@@ -45,40 +47,64 @@ void AdmissionControl::left_queue(Priority priority) {
   waiting_[static_cast<int>(priority)].fetch_sub(1);
 }
 
-void AdmissionControl::record_finish(std::chrono::steady_clock::time_point when) {
-  std::lock_guard lock(mutex_);
-  if (last_finish_ != std::chrono::steady_clock::time_point{}) {
-    const double gap = std::max(std::chrono::duration<double>(when - last_finish_).count(), 1e-4);
-    // The mean gap over roughly the last 16 completions, and its inverse. (Averaging the
+void AdmissionControl::Rate::record(std::chrono::steady_clock::time_point when) {
+  if (last != std::chrono::steady_clock::time_point{}) {
+    const double gap = std::max(std::chrono::duration<double>(when - last).count(), 1e-4);
+    // The mean gap over roughly the last 16 events, and its inverse. (Averaging the
     // instantaneous rates 1/gap instead overestimates badly: sequences of one batch finish
     // together, and their near-zero gaps dominated the average, so deadlines that could not
     // be met were accepted and expired in the queue.)
-    mean_gap_ = mean_gap_ == 0 ? gap : mean_gap_ + (gap - mean_gap_) / 16.0;
-    rate_ = 1.0 / mean_gap_;
+    mean_gap = mean_gap == 0 ? gap : mean_gap + (gap - mean_gap) / 16.0;
   }
-  last_finish_ = std::max(last_finish_, when);
+  last = std::max(last, when);
+}
+
+double AdmissionControl::Rate::per_second(std::chrono::steady_clock::time_point now,
+                                          double floor) const {
+  if (mean_gap <= 0) return 0;
+  const double rate = 1.0 / mean_gap;
+  const double idle = std::chrono::duration<double>(now - last).count();
+  return idle > 0 ? std::min(rate, std::max(1.0 / idle, rate * floor)) : rate;
+}
+
+void AdmissionControl::record_finish(std::chrono::steady_clock::time_point when) {
+  std::lock_guard lock(mutex_);
+  completions_.record(when);
 }
 
 double AdmissionControl::completion_rate() const {
   std::lock_guard lock(mutex_);
-  if (last_finish_ == std::chrono::steady_clock::time_point{}) return 0;
   // A long silence since the last completion means the rate is lower than the average says.
-  const double idle =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - last_finish_).count();
-  return idle > 0 && rate_ > 0 ? std::min(rate_, std::max(1.0 / idle, rate_ / 16.0)) : rate_;
+  return completions_.per_second(std::chrono::steady_clock::now(), 1.0 / 16);
+}
+
+double AdmissionControl::arrival_rate(Priority priority) const {
+  std::lock_guard lock(mutex_);
+  // A class that stopped arriving takes nothing away from the others.
+  return arrivals_[static_cast<int>(priority)].per_second(std::chrono::steady_clock::now(), 0);
+}
+
+std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority, int ahead) const {
+  const double rate = completion_rate();
+  if (rate <= 0) return std::chrono::duration<double>(0);  // unknown yet: do not refuse on a guess
+  double overtaking = 0;
+  for (int p = 0; p < static_cast<int>(priority); ++p)
+    overtaking += arrival_rate(static_cast<Priority>(p));
+  // Higher classes arriving faster than the engine completes would leave nothing; a floor
+  // keeps the estimate finite (it is then long enough to refuse any sensible deadline).
+  const double left = std::max(rate - overtaking, rate / 16.0);
+  return std::chrono::duration<double>((ahead + 1) / left);
 }
 
 std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority) const {
   if (!saturated_.load()) return std::chrono::duration<double>(0);
-  int ahead = 0;
+  int waiting = 0;
   for (int p = 0; p <= static_cast<int>(priority); ++p)
-    ahead += waiting_[p].load();
-  const double rate = completion_rate();
-  if (rate <= 0) return std::chrono::duration<double>(0);  // unknown yet: do not refuse on a guess
-  return std::chrono::duration<double>((ahead + 1) / rate);
+    waiting += waiting_[p].load();
+  return expected_wait(priority, std::max(waiting - 1, 0));  // the request itself is counted
 }
 
-std::chrono::seconds AdmissionControl::retry_after_for(Priority priority) const {
+std::chrono::seconds AdmissionControl::retry_after(Priority priority) const {
   const double wait = expected_wait(priority).count();
   const double bounded = std::clamp(std::isfinite(wait) ? wait : 60.0, 1.0, 60.0);
   return std::chrono::seconds(static_cast<long>(std::ceil(bounded)));

@@ -40,22 +40,38 @@ class AdmissionControl {
   // Whether every sequence slot is busy (a new request must wait for one to finish).
   void set_saturated(bool saturated) { saturated_.store(saturated); }
 
-  // Requests per second the engine completes (recent average), and the expected wait before a
-  // request of `priority` starts.
+  // Requests per second the engine completes (recent average).
   double completion_rate() const;
+  // Requests per second of `priority` accepted into the queue (recent average).
+  double arrival_rate(Priority priority) const;
+  // The expected wait before a request of `priority` starts when `ahead` requests will start
+  // before it: they go at the completion rate less what higher classes arriving meanwhile
+  // take (they overtake it). Zero while the rate is unknown.
+  std::chrono::duration<double> expected_wait(Priority priority, int ahead) const;
+  // The same for a request that has just entered the queue: everyone else waiting in its class
+  // or above is ahead. Zero while a sequence slot is free.
   std::chrono::duration<double> expected_wait(Priority priority) const;
+  // When trying again is likely to work for a refused request of `priority`.
+  std::chrono::seconds retry_after(Priority priority) const;
   int waiting(Priority priority) const { return waiting_[static_cast<int>(priority)].load(); }
 
  private:
-  std::chrono::seconds retry_after_for(Priority priority) const;
+  // An exponentially averaged gap between events, and the rate it implies.
+  struct Rate {
+    double mean_gap = 0;  // seconds
+    std::chrono::steady_clock::time_point last;
+    void record(std::chrono::steady_clock::time_point when);
+    // Events per second; a silence longer than the mean gap lowers it (down to `floor` times
+    // the average rate).
+    double per_second(std::chrono::steady_clock::time_point now, double floor) const;
+  };
 
   const AdmissionOptions options_;
   std::array<std::atomic<int>, kPriorityCount> waiting_{};
   std::atomic<bool> saturated_{false};
   mutable std::mutex mutex_;
-  double mean_gap_ = 0;  // seconds between completions, exponentially averaged; guarded by mutex_
-  double rate_ = 0;      // 1 / mean_gap_; guarded by mutex_
-  std::chrono::steady_clock::time_point last_finish_;  // guarded by mutex_
+  Rate completions_;                           // guarded by mutex_
+  std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class; guarded by mutex_
 };
 
 }  // namespace supportd::sched

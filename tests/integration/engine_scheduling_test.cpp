@@ -182,5 +182,42 @@ TEST(EngineScheduling, AWaitingRequestPastItsDeadlineIsRefusedNotLeftHanging) {
   ASSERT_TRUE(blocker->wait());
 }
 
+TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {
+  // A normal request is accepted (its deadline is reachable at the measured rate), then a flood
+  // of high requests overtakes it: its deadline can no longer be met, and it is refused at the
+  // next step, long before the deadline itself, with a Retry-After.
+  auto engine = make_engine(1, EngineOptions::Preemption::kOff);
+  for (int i = 0; i < 6; ++i) {  // measure a service rate
+    auto sink = std::make_shared<CollectSink>();
+    ASSERT_TRUE(engine->submit(greedy("warm " + std::to_string(i), 2), sink).ok());
+    ASSERT_TRUE(sink->wait());
+  }
+  auto blocker = std::make_shared<CollectSink>();
+  auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
+  ASSERT_TRUE(blocker->wait_pieces(1));
+  const auto deadline = std::chrono::seconds(20);
+  auto overtaken = std::make_shared<CollectSink>();
+  GenerationRequest r = greedy("in a hurry", 4);
+  const auto sent = Clock::now();
+  r.deadline = sent + deadline;
+  ASSERT_TRUE(engine->submit(r, overtaken).ok());
+  std::vector<std::shared_ptr<CollectSink>> high;
+  for (int i = 0; i < 200; ++i) {
+    high.push_back(std::make_shared<CollectSink>());
+    ASSERT_TRUE(
+        engine->submit(greedy("vip " + std::to_string(i), 1, Priority::kHigh), high.back()).ok());
+  }
+  ASSERT_TRUE(overtaken->wait(std::chrono::seconds(30)));
+  const auto answered = Clock::now() - sent;
+  EXPECT_EQ(overtaken->completion().reason, FinishReason::kDeadline);
+  EXPECT_EQ(overtaken->completion().usage.completion_tokens, 0);
+  EXPECT_GE(overtaken->completion().error.retry_after_s, 1);
+  EXPECT_LT(answered, deadline / 2) << "refused only when the deadline passed";
+  engine->cancel(*blocker_id);
+  ASSERT_TRUE(blocker->wait());
+  for (auto& h : high)
+    ASSERT_TRUE(h->wait());
+}
+
 }  // namespace
 }  // namespace supportd::engine::llama

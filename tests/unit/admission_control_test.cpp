@@ -62,6 +62,28 @@ TEST(AdmissionControl, BatchesFinishingTogetherDoNotInflateTheRate) {
   EXPECT_LT(rate, 8.0);
 }
 
+TEST(AdmissionControl, HigherClassesArrivingLengthenALowerClassWait) {
+  // Ten completions a second; then a flood of high requests. Each of them will start before
+  // any normal request that is waiting, so a normal request's expected wait grows with the
+  // high arrival rate, while a high request's does not.
+  AdmissionControl control;
+  const auto now = std::chrono::steady_clock::now();
+  for (int i = 20; i >= 0; --i)
+    control.record_finish(now - std::chrono::milliseconds(100 * i));
+  const double normal_before = control.expected_wait(Priority::kNormal, 0).count();
+  EXPECT_NEAR(normal_before, 0.1, 0.05);
+  for (int i = 0; i < 20; ++i)
+    ASSERT_FALSE(control.enter(Priority::kHigh, std::nullopt));
+  EXPECT_GT(control.arrival_rate(Priority::kHigh), 10.0);
+  EXPECT_EQ(control.arrival_rate(Priority::kNormal), 0.0);
+  const double high = control.expected_wait(Priority::kHigh, 0).count();
+  const double normal = control.expected_wait(Priority::kNormal, 0).count();
+  EXPECT_NEAR(high, normal_before, 0.05);
+  EXPECT_GT(normal, 10 * high);
+  // The more ahead, the longer.
+  EXPECT_GT(control.expected_wait(Priority::kHigh, 9).count(), 5 * high);
+}
+
 TEST(RateLimiter, RequestBucketRefillsAtItsRate) {
   RateLimiter limiter;
   limiter.set_limit("k", {2.0, 2.0, 0});

@@ -106,6 +106,7 @@ void LlamaEngine::Loop::run() {
     erase_finished();
     admit();
     engine_.admission_.set_saturated(free_seq_ids_.empty() || !scheduler_.empty());
+    refuse_unreachable_deadlines();
     if (!running_.empty()) {
       step();
     } else if (!scheduler_.empty()) {
@@ -175,14 +176,64 @@ void LlamaEngine::Loop::expire_deadlines() {
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     Sequence& s = *it->second;
     if (s.request.deadline && *s.request.deadline <= now && !s.has_first_token) {
-      scheduler_.erase(it->first);
-      leave_queue(s);
-      finish(s, FinishReason::kDeadline);
-      it = waiting_.erase(it);
+      it = refuse_waiting(it, "the request could not start before its deadline (timeout)");
     } else {
       ++it;
     }
   }
+}
+
+void LlamaEngine::Loop::refuse_unreachable_deadlines() {
+  // Admission checked each deadline against the service rate on arrival; since then higher
+  // classes may have overtaken the request, or the rate may have dropped. Re-checked every step,
+  // a deadline that can no longer be met is refused now rather than when it passes.
+  // Only while every slot is busy: then starts wait for completions, which the rate predicts.
+  if (waiting_.empty() || !free_seq_ids_.empty()) return;
+  const auto now = Clock::now();
+  struct Place {
+    Priority priority;  // after aging: the class it competes in now
+    Clock::time_point submitted;
+    Waiting::iterator it;
+  };
+  std::vector<Place> order;
+  bool any_deadline = false;
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    const Sequence& s = *it->second;
+    const sched::Ticket ticket{s.id, s.request.priority, s.request.tenant, s.submitted, s.cells};
+    order.push_back({scheduler_.effective_priority(ticket, now), s.submitted, it});
+    any_deadline = any_deadline || (s.request.deadline && !s.has_first_token);
+  }
+  if (!any_deadline) return;
+  // The order in which they will start, tenant fairness aside.
+  std::sort(order.begin(), order.end(), [](const Place& a, const Place& b) {
+    return a.priority != b.priority ? a.priority < b.priority : a.submitted < b.submitted;
+  });
+  int ahead = 0;
+  for (const Place& place : order) {
+    Sequence& s = *place.it->second;
+    const auto wait = engine_.admission_.expected_wait(place.priority, ahead);
+    if (s.request.deadline && !s.has_first_token &&
+        now + std::chrono::duration_cast<Clock::duration>(wait) > *s.request.deadline) {
+      refuse_waiting(place.it,
+                     fmt::format("the request can no longer start before its deadline (expected "
+                                 "wait {:.1f} s at the current service rate)",
+                                 wait.count()));
+      continue;  // refused: no longer ahead of anyone
+    }
+    ++ahead;
+  }
+}
+
+LlamaEngine::Loop::Waiting::iterator LlamaEngine::Loop::refuse_waiting(Waiting::iterator it,
+                                                                       std::string message) {
+  Sequence& s = *it->second;
+  scheduler_.erase(it->first);
+  leave_queue(s);
+  Error error = Error::make(ErrorCode::kDeadline, std::move(message));
+  error.retry_after_s =
+      static_cast<int>(engine_.admission_.retry_after(s.request.priority).count());
+  finish(s, FinishReason::kDeadline, std::move(error));
+  return waiting_.erase(it);
 }
 
 void LlamaEngine::Loop::finish(Sequence& s, FinishReason reason, Error error) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/utf8.h"
@@ -81,6 +82,10 @@ class LlamaEngine::Loop {
   // loop.cpp: the loop, the inbox, finishing
   void take_inbox(bool wait);
   void expire_deadlines();
+  void refuse_unreachable_deadlines();
+  // Ends a waiting request with a deadline refusal (503 with Retry-After); returns the next.
+  using Waiting = std::map<RequestId, std::unique_ptr<Sequence>>;
+  Waiting::iterator refuse_waiting(Waiting::iterator it, std::string message);
   void finish(Sequence& sequence, FinishReason reason, Error error = {});
   void leave_queue(Sequence& sequence);
   void erase_finished();
@@ -115,7 +120,7 @@ class LlamaEngine::Loop {
 
   // Engine-thread state.
   sched::Scheduler scheduler_;
-  std::map<RequestId, std::unique_ptr<Sequence>> waiting_;
+  Waiting waiting_;
   std::vector<std::unique_ptr<Sequence>> running_;  // in admission order
   std::vector<int> free_seq_ids_;
   PrefixCache prefix_cache_;
