@@ -126,14 +126,19 @@ Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::
 
   desk::DeskOptions options;
   options.worker_threads = std::max(1, config.workers);
-  options.generate = !engine.model().meaningless_text;
+  options.generate = !engine.model().meaningless_text || config.show_synthesized_text;
+  options.max_answer_tokens = config.answer_max_tokens;
   std::stringstream topics(config.handoff_topics);
   for (std::string topic; std::getline(topics, topic, ',');) {
     if (!topic.empty()) options.handoff_topics.push_back(topic);
   }
   parts->desk = std::make_unique<desk::Desk>(std::move(options), engine, *parts->knowledge,
                                              parts->stores, std::move(rules).value(), registry);
-  if (engine.model().meaningless_text) {
+  if (engine.model().meaningless_text && config.show_synthesized_text) {
+    parts->warnings.push_back(
+        "the model is synthesized (random weights) and --show-synthesized-text is on: the desk "
+        "shows generated text that is meaningless (for tests and benchmarks only)");
+  } else if (engine.model().meaningless_text) {
     parts->warnings.push_back(
         "the model is synthesized (random weights): the desk answers from the knowledge base "
         "only and never shows generated text");

@@ -28,6 +28,10 @@ struct DeskConfig {
   std::string handoff_topics;  // comma-separated words or phrases that call a person
   int workers = 2;
   int kb_watch_ms = 2000;  // poll the KB directory for a new import (0: only the admin endpoint)
+  int answer_max_tokens = 256;  // tokens a generated answer may take at most
+  // Generate and show answers even when the model is synthesized (its text is meaningless):
+  // for tests and benchmarks of the generation path and the answer cache, never for customers.
+  bool show_synthesized_text = false;
 };
 
 // Everything the desk is made of, owned together, destroyed in reverse order.

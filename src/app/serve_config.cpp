@@ -186,6 +186,12 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
   bind("desk", "desk-workers", d.workers, "Threads running customer turns");
   bind("desk", "kb-watch-ms", d.kb_watch_ms,
        "Poll the knowledge base for new imports this often (0: never)");
+  bind("desk", "answer-max-tokens", d.answer_max_tokens,
+       "Tokens a generated desk answer may take at most");
+  bind("desk", "show-synthesized-text", d.show_synthesized_text,
+       "For tests and benchmarks only: let the desk generate and show answers (and cache them) "
+       "even when the model is synthesized, whose text is meaningless; without it such a desk "
+       "answers from the knowledge base only");
   bind("http", "port-file", cfg.port_file, "Write the bound port to this file once listening");
   bind("http", "shutdown-grace", cfg.shutdown_grace_s,
        "Seconds in-flight requests get to finish on SIGTERM before they are cancelled");
@@ -228,6 +234,8 @@ Status ServeFlags::finish() {
   if (e.threads < 0) return Error::invalid("--threads must not be negative");
   if (config_.http.threads < 1) return Error::invalid("--http-threads must be at least 1");
   if (config_.http.body_limit < 1024) return Error::invalid("--body-limit must be at least 1024");
+  if (config_.desk.answer_max_tokens < 1)
+    return Error::invalid("--answer-max-tokens must be at least 1");
   if (!e.model_path.empty() && !config_.upstream.url.empty()) {
     return Error::invalid("give either --model or --upstream, not both");
   }

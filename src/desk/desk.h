@@ -42,7 +42,9 @@ struct DeskOptions {
   int low_confidence_turns = 2;  // unconfident answers in a row before a person is called
   int worker_threads = 2;
   std::size_t max_queued_turns = 4096;
-  bool generate = true;  // false: never show generated text (set when the model is synthesized)
+  // false: never show generated text (when the model is synthesized, unless `serve
+  // --show-synthesized-text` asks for it in a test or benchmark)
+  bool generate = true;
   std::size_t semantic_cache_entries = 10000;
 };
 
