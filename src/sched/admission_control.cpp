@@ -54,7 +54,13 @@ void AdmissionControl::Rate::record(std::chrono::steady_clock::time_point when) 
     // instantaneous rates 1/gap instead overestimates badly: sequences of one batch finish
     // together, and their near-zero gaps dominated the average, so deadlines that could not
     // be met were accepted and expired in the queue.)
-    mean_gap = mean_gap == 0 ? gap : mean_gap + (gap - mean_gap) / 16.0;
+    if (mean_gap == 0) {
+      mean_gap = gap;
+    } else {
+      const double difference = gap - mean_gap;
+      mean_gap += difference / 16.0;
+      gap_variance = (1 - 1 / 16.0) * (gap_variance + difference * difference / 16.0);
+    }
   }
   last = std::max(last, when);
 }
@@ -78,6 +84,12 @@ double AdmissionControl::completion_rate() const {
   return completions_.per_second(std::chrono::steady_clock::now(), 1.0 / 16);
 }
 
+double AdmissionControl::completion_spread() const {
+  std::lock_guard lock(mutex_);
+  return completions_.mean_gap > 0 ? std::sqrt(completions_.gap_variance) / completions_.mean_gap
+                                   : 0;
+}
+
 double AdmissionControl::arrival_rate(Priority priority) const {
   std::lock_guard lock(mutex_);
   // A class that stopped arriving takes nothing away from the others.
@@ -93,7 +105,9 @@ std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority,
   // Higher classes arriving faster than the engine completes would leave nothing; a floor
   // keeps the estimate finite (it is then long enough to refuse any sensible deadline).
   const double left = std::max(rate - overtaking, rate / 16.0);
-  return std::chrono::duration<double>((ahead + 1) / left);
+  const double starts = ahead + 1;
+  return std::chrono::duration<double>((starts + 2 * completion_spread() * std::sqrt(starts)) /
+                                       left);
 }
 
 std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority) const {

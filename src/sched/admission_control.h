@@ -40,13 +40,17 @@ class AdmissionControl {
   // Whether every sequence slot is busy (a new request must wait for one to finish).
   void set_saturated(bool saturated) { saturated_.store(saturated); }
 
-  // Requests per second the engine completes (recent average).
+  // Requests per second the engine completes (recent average), and the spread of the gaps
+  // between completions (standard deviation / mean).
   double completion_rate() const;
+  double completion_spread() const;
   // Requests per second of `priority` accepted into the queue (recent average).
   double arrival_rate(Priority priority) const;
-  // The expected wait before a request of `priority` starts when `ahead` requests will start
-  // before it: they go at the completion rate less what higher classes arriving meanwhile
-  // take (they overtake it). Zero while the rate is unknown.
+  // How long a request of `priority` may wait before it starts when `ahead` requests will start
+  // before it: ahead + 1 completions at the completion rate less what higher classes arriving
+  // meanwhile take (they overtake it), plus two standard deviations of that many gaps (the
+  // gaps are bursty: a batch finishes together, then nothing for a while), so that a request
+  // accepted against it rarely misses its deadline in the queue. Zero while the rate is unknown.
   std::chrono::duration<double> expected_wait(Priority priority, int ahead) const;
   // The same for a request that has just entered the queue: everyone else waiting in its class
   // or above is ahead. Zero while a sequence slot is free.
@@ -58,7 +62,8 @@ class AdmissionControl {
  private:
   // An exponentially averaged gap between events, and the rate it implies.
   struct Rate {
-    double mean_gap = 0;  // seconds
+    double mean_gap = 0;      // seconds
+    double gap_variance = 0;  // seconds squared
     std::chrono::steady_clock::time_point last;
     void record(std::chrono::steady_clock::time_point when);
     // Events per second; a silence longer than the mean gap lowers it (down to `floor` times

@@ -62,6 +62,27 @@ TEST(AdmissionControl, BatchesFinishingTogetherDoNotInflateTheRate) {
   EXPECT_LT(rate, 8.0);
 }
 
+TEST(AdmissionControl, BurstyCompletionsLengthenTheWait) {
+  // Four completions a second either way: evenly spaced, or four at once every second. A
+  // request that needs one completion waits about 0.25 s in the first case, but up to a
+  // second in the second; accepting it against the mean would let it miss its deadline.
+  AdmissionControl even;
+  AdmissionControl bursty;
+  const auto now = std::chrono::steady_clock::now();
+  for (int i = 120; i >= 0; --i)
+    even.record_finish(now - std::chrono::milliseconds(250 * i));
+  for (int second = 30; second >= 0; --second) {
+    for (int i = 0; i < 4; ++i)
+      bursty.record_finish(now - std::chrono::seconds(second) + std::chrono::microseconds(i));
+  }
+  EXPECT_LT(even.completion_spread(), 0.1);
+  EXPECT_GT(bursty.completion_spread(), 1.0);
+  const double even_wait = even.expected_wait(Priority::kNormal, 0).count();
+  const double bursty_wait = bursty.expected_wait(Priority::kNormal, 0).count();
+  EXPECT_NEAR(even_wait, 0.25, 0.05);
+  EXPECT_GT(bursty_wait, 0.75);
+}
+
 TEST(AdmissionControl, HigherClassesArrivingLengthenALowerClassWait) {
   // Ten completions a second; then a flood of high requests. Each of them will start before
   // any normal request that is waiting, so a normal request's expected wait grows with the
