@@ -78,16 +78,23 @@ void AdmissionControl::record_finish(std::chrono::steady_clock::time_point when)
   completions_.record(when);
 }
 
+void AdmissionControl::set_predicted_rate(double per_second) {
+  std::lock_guard lock(mutex_);
+  predicted_rate_ = std::max(per_second, 0.0);
+}
+
 double AdmissionControl::completion_rate() const {
   std::lock_guard lock(mutex_);
+  if (completions_.mean_gap <= 0) return predicted_rate_;  // nothing measured yet
   // A long silence since the last completion means the rate is lower than the average says.
   return completions_.per_second(std::chrono::steady_clock::now(), 1.0 / 16);
 }
 
 double AdmissionControl::completion_spread() const {
   std::lock_guard lock(mutex_);
-  return completions_.mean_gap > 0 ? std::sqrt(completions_.gap_variance) / completions_.mean_gap
-                                   : 0;
+  // A prediction knows nothing of how completions bunch: assume a spread as large as the mean.
+  if (completions_.mean_gap <= 0) return predicted_rate_ > 0 ? 1.0 : 0;
+  return std::sqrt(completions_.gap_variance) / completions_.mean_gap;
 }
 
 double AdmissionControl::arrival_rate(Priority priority) const {

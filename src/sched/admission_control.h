@@ -39,6 +39,10 @@ class AdmissionControl {
   void record_finish(std::chrono::steady_clock::time_point when = std::chrono::steady_clock::now());
   // Whether every sequence slot is busy (a new request must wait for one to finish).
   void set_saturated(bool saturated) { saturated_.store(saturated); }
+  // Engine-side prediction, used until completions have been measured (a cold start into a
+  // surge): completions per second expected from the running sequences' remaining tokens and
+  // the step time; 0 when unknown.
+  void set_predicted_rate(double per_second);
 
   // Requests per second the engine completes (recent average), and the spread of the gaps
   // between completions (standard deviation / mean).
@@ -76,6 +80,7 @@ class AdmissionControl {
   std::atomic<bool> saturated_{false};
   mutable std::mutex mutex_;
   Rate completions_;                           // guarded by mutex_
+  double predicted_rate_ = 0;                  // guarded by mutex_
   std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class; guarded by mutex_
 };
 

@@ -167,19 +167,51 @@ TEST(EngineScheduling, AFullClassQueueIsRefusedAtOnce) {
 }
 
 TEST(EngineScheduling, AWaitingRequestPastItsDeadlineIsRefusedNotLeftHanging) {
+  // A fast service rate is measured, so a short deadline looks reachable on arrival; then
+  // nothing finishes (the blocker never ends). The request is refused (re-checked against the
+  // decaying rate, or when its deadline passes), never left waiting.
   auto engine = make_engine(1, EngineOptions::Preemption::kOff);
+  for (int i = 0; i < 6; ++i) {
+    auto sink = std::make_shared<CollectSink>();
+    ASSERT_TRUE(engine->submit(greedy("warm " + std::to_string(i), 1), sink).ok());
+    ASSERT_TRUE(sink->wait());
+  }
   auto blocker = std::make_shared<CollectSink>();
   auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
   ASSERT_TRUE(blocker->wait_pieces(1));
   auto late = std::make_shared<CollectSink>();
   GenerationRequest r = greedy("in a hurry", 4);
-  r.deadline = Clock::now() + std::chrono::milliseconds(200);
-  ASSERT_TRUE(engine->submit(r, late).ok());
+  r.deadline = Clock::now() + std::chrono::seconds(2);
+  auto id = engine->submit(r, late);
+  ASSERT_TRUE(id.ok()) << id.error().message;
   ASSERT_TRUE(late->wait(std::chrono::seconds(30)));
   EXPECT_EQ(late->completion().reason, FinishReason::kDeadline);
   EXPECT_EQ(late->completion().usage.completion_tokens, 0);
+  EXPECT_GE(late->completion().error.retry_after_s, 1);
   engine->cancel(*blocker_id);
   ASSERT_TRUE(blocker->wait());
+}
+
+TEST(EngineScheduling, OnAColdStartTheRunningRequestsPredictTheWait) {
+  // Nothing has finished yet, so no rate is measured; the running request's remaining tokens
+  // say a slot frees much later than the deadline: refused on arrival, not after waiting.
+  auto engine = make_engine(1, EngineOptions::Preemption::kOff);
+  auto blocker = std::make_shared<CollectSink>();
+  auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
+  ASSERT_TRUE(blocker->wait_pieces(3));
+  GenerationRequest r = greedy("in a hurry", 4);
+  r.deadline = Clock::now() + std::chrono::seconds(5);
+  auto refused = engine->submit(r, std::make_shared<CollectSink>());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kDeadline);
+  EXPECT_GE(refused.error().retry_after_s, 1);
+  // Without a deadline it waits as before.
+  auto patient = std::make_shared<CollectSink>();
+  ASSERT_TRUE(engine->submit(greedy("patient", 2), patient).ok());
+  engine->cancel(*blocker_id);
+  ASSERT_TRUE(blocker->wait());
+  ASSERT_TRUE(patient->wait());
+  EXPECT_EQ(patient->completion().reason, FinishReason::kLength);
 }
 
 TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {

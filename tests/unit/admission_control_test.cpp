@@ -83,6 +83,26 @@ TEST(AdmissionControl, BurstyCompletionsLengthenTheWait) {
   EXPECT_GT(bursty_wait, 0.75);
 }
 
+TEST(AdmissionControl, APredictionStandsInUntilCompletionsAreMeasured) {
+  // A cold start into a surge: nothing has finished yet, so without the engine's prediction
+  // every deadline would be accepted and left to expire in the queue.
+  AdmissionControl control;
+  control.set_saturated(true);
+  EXPECT_EQ(control.expected_wait(Priority::kNormal, 0).count(), 0.0);
+  control.set_predicted_rate(2.0);
+  EXPECT_EQ(control.completion_rate(), 2.0);
+  EXPECT_GT(control.expected_wait(Priority::kNormal, 0).count(), 0.5);
+  const auto now = std::chrono::steady_clock::now();
+  ASSERT_FALSE(control.enter(Priority::kNormal, now + std::chrono::seconds(60)));
+  auto refused = control.enter(Priority::kNormal, now + std::chrono::milliseconds(100));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->error.code, ErrorCode::kDeadline);
+  // Measured completions take over.
+  for (int i = 20; i >= 0; --i)
+    control.record_finish(now - std::chrono::milliseconds(10 * i));
+  EXPECT_GT(control.completion_rate(), 50.0);
+}
+
 TEST(AdmissionControl, HigherClassesArrivingLengthenALowerClassWait) {
   // Ten completions a second; then a flood of high requests. Each of them will start before
   // any normal request that is waiting, so a normal request's expected wait grows with the

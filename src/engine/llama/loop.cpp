@@ -109,6 +109,7 @@ void LlamaEngine::Loop::run() {
     refuse_unreachable_deadlines();
     if (!running_.empty()) {
       step();
+      predict_completions();
     } else if (!scheduler_.empty()) {
       // Waiting without running: a dynamic-batching window is open. Nap briefly.
       std::unique_lock lock(inbox_mutex_);
@@ -234,6 +235,25 @@ LlamaEngine::Loop::Waiting::iterator LlamaEngine::Loop::refuse_waiting(Waiting::
       static_cast<int>(engine_.admission_.retry_after(s.request.priority).count());
   finish(s, FinishReason::kDeadline, std::move(error));
   return waiting_.erase(it);
+}
+
+void LlamaEngine::Loop::predict_completions() {
+  // Until completions are measured, admission control needs some rate to refuse on: the
+  // running sequences finish, at the latest, after their remaining prompt chunks and answer
+  // tokens at the recent step time.
+  mean_step_ms_ = mean_step_ms_ == 0 ? counters_.last_step_ms
+                                     : mean_step_ms_ + (counters_.last_step_ms - mean_step_ms_) / 8;
+  if (running_.empty() || mean_step_ms_ <= 0) return;
+  double steps = 0;
+  for (const auto& s : running_) {
+    const double prefill =
+        s->n_past < s->prompt_size
+            ? static_cast<double>(s->prompt_size - s->n_past) / std::max(options_.step_tokens, 1)
+            : 0;
+    steps += prefill + std::max(s->max_new - s->generated, 1);
+  }
+  const double mean_seconds = steps / static_cast<double>(running_.size()) * mean_step_ms_ / 1e3;
+  engine_.admission_.set_predicted_rate(static_cast<double>(running_.size()) / mean_seconds);
 }
 
 void LlamaEngine::Loop::finish(Sequence& s, FinishReason reason, Error error) {

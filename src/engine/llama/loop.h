@@ -83,6 +83,7 @@ class LlamaEngine::Loop {
   void take_inbox(bool wait);
   void expire_deadlines();
   void refuse_unreachable_deadlines();
+  void predict_completions();
   // Ends a waiting request with a deadline refusal (503 with Retry-After); returns the next.
   using Waiting = std::map<RequestId, std::unique_ptr<Sequence>>;
   Waiting::iterator refuse_waiting(Waiting::iterator it, std::string message);
@@ -129,7 +130,8 @@ class LlamaEngine::Loop {
   EngineStats counters_;
   ggml_threadpool* threadpool_;  // owned; attached to context_
   ThreadTuner tuner_;
-  int threads_ = 0;  // threads the context is set to use now
+  int threads_ = 0;          // threads the context is set to use now
+  double mean_step_ms_ = 0;  // recent step time, for predict_completions()
 
   // Published snapshot: guarded by stats_mutex_.
   mutable std::mutex stats_mutex_;
