@@ -179,9 +179,13 @@ http::Response post_answer(Services& services, http::Request& request) {
   const json::value* stream = call->body.if_contains("stream");
   const bool streaming = stream != nullptr && stream->is_bool() && stream->as_bool();
   if (!streaming) {
-    // The FAQ fast path answers on this thread, without a hop to the desk's workers.
+    // The FAQ fast path and in-process cache hits answer on this thread, without a hop to the
+    // desk's workers.
     if (auto fast = call->desk->answer_from_faq(*question)) {
       return http::Response::json(200, answer_json(*fast));
+    }
+    if (auto cached = call->desk->answer_from_cache(call->tenant, *question)) {
+      return http::Response::json(200, answer_json(*cached));
     }
   }
   auto reply = std::make_shared<http::ReplyStream>();

@@ -1,9 +1,12 @@
 #include "desk/desk.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
+#include "core/utf8.h"
 #include "filter/pii_masker.h"
+#include "kb/language.h"
 #include "store/answer_cache.h"
 
 namespace supportd::desk {
@@ -102,6 +105,52 @@ std::optional<Answer> Desk::answer_from_faq(const std::string& question) {
   metrics_.stage("faq", seconds);
   metrics_.answered(AnswerSource::kFaq);
   return answer;
+}
+
+std::optional<Answer> Desk::answer_from_cache(const std::string& tenant,
+                                              const std::string& question) {
+  const auto started = std::chrono::steady_clock::now();
+  if (!options_.generate || check_text(question)) return std::nullopt;
+  const filter::InputVerdict verdict = rules_.for_tenant(tenant)->check_input(question);
+  if (verdict.decision != filter::Decision::kAllow) return std::nullopt;
+  const auto knowledge = knowledge_.current();
+  const std::string key = store::answer_key(question, knowledge->version());
+  std::optional<store::CachedAnswer> cached = stores_.answers_l1->get(key);
+  if (!cached) return std::nullopt;
+  if (stores_.answer_log) stores_.answer_log->record(key);
+  Answer answer;
+  answer.text = std::move(cached->text);
+  answer.source = AnswerSource::kCache;
+  answer.language = kb::detect_language(question).code;
+  answer.citations = cached_citations(*knowledge, *cached);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  answer.timings.emplace_back("cache", seconds * 1e3);
+  metrics_.stage("cache", seconds);
+  metrics_.answered(AnswerSource::kCache);
+  return answer;
+}
+
+std::optional<Desk::Refusal> Desk::check_text(const std::string& text) const {
+  if (!is_valid_utf8(text))
+    return Refusal{400, "invalid_argument", "the message is not valid UTF-8"};
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    return Refusal{400, "invalid_argument", "the message is empty"};
+  if (text.size() > options_.max_question_bytes) {
+    return Refusal{400, "message_too_long",
+                   fmt::format("the message has {} bytes; at most {} are accepted", text.size(),
+                               options_.max_question_bytes)};
+  }
+  return std::nullopt;
+}
+
+std::vector<Citation> Desk::cached_citations(const kb::KnowledgeBase& knowledge,
+                                             const store::CachedAnswer& cached) {
+  std::vector<Citation> citations;
+  for (const auto& id : cached.citations) {
+    if (const kb::Entry* e = knowledge.find(id)) citations.push_back({e->id, e->title, ""});
+  }
+  return citations;
 }
 
 Result<History> Desk::history(const std::string& tenant, const std::string& session,

@@ -76,6 +76,11 @@ class Desk {
   // The exact-FAQ fast path alone, synchronously: an answer without leaving the caller's thread,
   // or nullopt when the question is not a known FAQ question.
   std::optional<Answer> answer_from_faq(const std::string& question);
+  // The answer cache's in-process level alone, synchronously, for a question without a session:
+  // the answer given before when the question is acceptable, passes `tenant`'s content rules
+  // unchanged and is in the cache; nullopt otherwise (then ask() runs the whole pipeline, which
+  // also looks in the shared and semantic caches). Never blocks on a network or a model.
+  std::optional<Answer> answer_from_cache(const std::string& tenant, const std::string& question);
 
   // Whether `session` is a valid id of `tenant` (without touching any store).
   Status check_session(const std::string& tenant, const std::string& session);
@@ -120,6 +125,16 @@ class Desk {
   Status require_agent(const std::string& session, const std::string& agent);
   // The FAQ question index of the current knowledge base (rebuilt when its version changes).
   std::shared_ptr<const std::map<std::string, std::string>> faq_index();
+  // Why a customer's text cannot be taken (not UTF-8, empty, too long), or nullopt.
+  struct Refusal {
+    int status;
+    std::string code;
+    std::string message;
+  };
+  std::optional<Refusal> check_text(const std::string& text) const;
+  // The citations of a cached answer: its entries as they are in `knowledge` now.
+  static std::vector<Citation> cached_citations(const kb::KnowledgeBase& knowledge,
+                                                const store::CachedAnswer& cached);
 
   const DeskOptions options_;
   engine::Engine& engine_;

@@ -5,7 +5,6 @@
 #include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
-#include "core/utf8.h"
 #include "desk/desk.h"
 #include "filter/output_filter.h"
 #include "filter/pii_masker.h"
@@ -151,18 +150,8 @@ bool Desk::Turn::validate() {
       return false;
     }
   }
-  if (!is_valid_utf8(text_)) {
-    fail(400, "invalid_argument", "the message is not valid UTF-8");
-    return false;
-  }
-  if (text_.find_first_not_of(" \t\r\n") == std::string::npos) {
-    fail(400, "invalid_argument", "the message is empty");
-    return false;
-  }
-  if (text_.size() > desk_.options_.max_question_bytes) {
-    fail(400, "message_too_long",
-         fmt::format("the message has {} bytes; at most {} are accepted", text_.size(),
-                     desk_.options_.max_question_bytes));
+  if (auto refusal = desk_.check_text(text_)) {
+    fail(refusal->status, refusal->code, refusal->message);
     return false;
   }
   answer_.language = kb::detect_language(text_).code;
@@ -261,10 +250,7 @@ bool Desk::Turn::answer_from_cache() {
   }
   if (!cached) return true;
   if (desk_.stores_.answer_log) desk_.stores_.answer_log->record(key_);
-  for (const auto& id : cached->citations) {
-    if (const kb::Entry* e = knowledge_->find(id))
-      answer_.citations.push_back({e->id, e->title, ""});
-  }
+  answer_.citations = cached_citations(*knowledge_, *cached);
   reply(AnswerSource::kCache, cached->text);
   return false;
 }

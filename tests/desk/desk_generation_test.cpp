@@ -37,5 +37,44 @@ TEST(DeskGeneration, GeneratesGroundedAnswersAndCachesThem) {
   EXPECT_EQ(cached.at("text"), answer.at("text"));
 }
 
+TEST(DeskGeneration, OneShotCacheHitsAnswerWithoutTheWorkersAndStreamsStillWork) {
+  DeskServer server(/*generate=*/true);
+  const std::string question = "Could you write a short poem about paper kites in the attic?";
+  const auto first = server.post("/v1/answer", json::object{{"question", question}});
+  ASSERT_EQ(first.status, 200) << first.body;
+  const json::value answer = json::parse(first.body);
+  EXPECT_EQ(answer.at("source"), json::value("model"));
+
+  // Again: straight from the in-process cache on the HTTP thread (one stage, "cache").
+  const auto second = server.post("/v1/answer", json::object{{"question", question}});
+  ASSERT_EQ(second.status, 200) << second.body;
+  const json::value cached = json::parse(second.body);
+  EXPECT_EQ(cached.at("source"), json::value("cache"));
+  EXPECT_EQ(cached.at("text"), answer.at("text"));
+  EXPECT_EQ(cached.at("citations").as_array().size(), answer.at("citations").as_array().size());
+  const auto& timings = cached.at("timings").as_object();
+  EXPECT_EQ(timings.size(), 1u) << second.body;
+  EXPECT_TRUE(timings.contains("cache"));
+
+  // Streamed, the same question runs the whole pipeline on a worker and still hits the cache.
+  const auto streamed =
+      server.post("/v1/answer", json::object{{"question", question}, {"stream", true}});
+  ASSERT_EQ(streamed.status, 200) << streamed.body;
+  bool done = false;
+  for (const std::string& data : testing::sse_data(streamed.body)) {
+    if (data == "[DONE]") continue;
+    const json::value event = json::parse(data);
+    if (event.at("type") != json::value("done")) continue;
+    done = true;
+    EXPECT_EQ(event.at("answer").at("source"), json::value("cache")) << data;
+    EXPECT_TRUE(event.at("answer").at("timings").as_object().contains("validate"));
+  }
+  EXPECT_TRUE(done) << streamed.body;
+
+  // An empty question is still refused clearly, not answered from anything.
+  const auto empty = server.post("/v1/answer", json::object{{"question", "   "}});
+  EXPECT_EQ(empty.status, 400) << empty.body;
+}
+
 }  // namespace
 }  // namespace supportd
