@@ -8,7 +8,10 @@
 namespace supportd::store {
 namespace {
 
-constexpr std::size_t kBufferedRecords = 256;
+// Records are counted in memory and written as "key count" lines every this many records: a
+// hot key costs one line per flush, not one per use, so the file (and its compaction, which
+// runs on the recording thread) grows with the distinct keys used rather than with the traffic.
+constexpr std::size_t kBufferedRecords = 4096;
 
 using Counts = std::unordered_map<std::string, std::int64_t>;
 
@@ -61,8 +64,8 @@ AnswerAccessLog::~AnswerAccessLog() {
 void AnswerAccessLog::record(std::string_view key) {
   if (key.empty() || key.find_first_of(" \t\r\n") != std::string_view::npos) return;
   std::lock_guard lock(mutex_);
-  buffer_.emplace_back(key);
-  if (buffer_.size() >= kBufferedRecords) (void)flush_locked();
+  ++buffer_[std::string(key)];
+  if (++buffered_ >= kBufferedRecords) (void)flush_locked();
 }
 
 Status AnswerAccessLog::flush() {
@@ -73,11 +76,12 @@ Status AnswerAccessLog::flush() {
 Status AnswerAccessLog::flush_locked() {
   if (!buffer_.empty()) {
     std::ofstream out(options_.path, std::ios::app);
-    for (const std::string& key : buffer_)
-      out << key << '\n';
+    for (const auto& [key, count] : buffer_)
+      out << key << ' ' << count << '\n';
     out.flush();
     if (!out) return Error::make(ErrorCode::kIo, "cannot append to " + options_.path.string());
     buffer_.clear();
+    buffered_ = 0;
   }
   std::error_code ec;
   const auto size = std::filesystem::file_size(options_.path, ec);
@@ -108,8 +112,8 @@ Result<std::vector<std::string>> AnswerAccessLog::hottest(std::size_t n) {
   std::lock_guard lock(mutex_);
   Counts counts;
   read_counts(options_.path, counts);
-  for (const std::string& key : buffer_)
-    ++counts[key];
+  for (const auto& [key, count] : buffer_)
+    counts[key] += count;
   auto top = ranked(std::move(counts));
   std::vector<std::string> keys;
   for (std::size_t i = 0; i < top.size() && i < n; ++i)

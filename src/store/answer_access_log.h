@@ -1,7 +1,7 @@
 // Which answer-cache keys were served, so that a restarted process can pre-warm its L1 with
-// the hottest answers (answer_cache.h: prewarm). Keys are appended to a file, one per line,
-// buffered in memory until flush() (or every 256 records); when the file passes max_bytes it
-// is rewritten as "key count" lines for the `keep` most used keys.
+// the hottest answers (answer_cache.h: prewarm). Uses are counted in memory and appended to a
+// file as "key count" lines on flush() (or every 4096 records); when the file passes max_bytes
+// it is rewritten with the `keep` most used keys. Lines of a bare key (older files) count once.
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
@@ -44,7 +45,8 @@ class AnswerAccessLog {
 
   const Options options_;
   std::mutex mutex_;
-  std::vector<std::string> buffer_;  // guarded by mutex_
+  std::unordered_map<std::string, std::int64_t> buffer_;  // uses not yet written; guarded by mutex_
+  std::size_t buffered_ = 0;                              // records in buffer_; guarded by mutex_
 };
 
 }  // namespace supportd::store
