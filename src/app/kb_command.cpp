@@ -73,7 +73,14 @@ void print_import(const kb::ImportReport& report) {
                p.dimensions);
   }
   if (m.dev.questions > 0) {
-    fmt::print("dev split: {} held-out questions (top-1 / top-3)\n", m.dev.questions);
+    if (m.dev.folds > 0) {
+      fmt::print(
+          "held out: {} questions in {} folds, each scored by components trained on the "
+          "other folds (top-1 / top-3)\n",
+          m.dev.questions, m.dev.folds);
+    } else {
+      fmt::print("dev split: {} held-out questions (top-1 / top-3)\n", m.dev.questions);
+    }
     for (const auto* list : {&m.dev.lexical, &m.dev.vectors}) {
       if (list->empty()) continue;
       std::string line = list == &m.dev.lexical ? "  lexical:" : "  with vectors:";
@@ -98,7 +105,7 @@ void print_import(const kb::ImportReport& report) {
                  percent(c.dev_precision), percent(c.dev_coverage));
     }
     if (m.semantic_cache) {
-      fmt::print("semantic cache threshold: cosine {:.3f} ({} hits, {} wrong on dev)\n",
+      fmt::print("semantic cache threshold: cosine {:.3f} ({} hits, {} wrong on the first fold)\n",
                  m.semantic_cache->threshold, percent(m.semantic_cache->hit_rate),
                  percent(m.semantic_cache->wrong_hit_rate));
     }
@@ -155,15 +162,17 @@ void add_kb_command(CLI::App& app, int& exit_code) {
   import
       ->add_option("--cjk", cjk, "Chinese/Japanese segmentation: bigrams, icu-words, words+bigrams")
       ->capture_default_str();
-  import->add_option("--seed", import_options.seed, "Seed of the dev split and training")
+  import->add_option("--seed", import_options.seed, "Seed of the folds and of training")
       ->capture_default_str();
   import
-      ->add_option("--dev-fraction", import_options.dev_fraction,
-                   "Share of each entry's questions held out to tune on")
+      ->add_option("--folds", import_options.folds,
+                   "Folds the questions are held out in to tune on: settings on the first, fusion "
+                   "weights and confidence on all (each scored by components trained on the rest)")
+      ->check(CLI::Range(2, 20))
       ->capture_default_str();
   import
       ->add_option("--target-precision", import_options.target_precision,
-                   "Precision the confidence threshold is chosen for (on the dev split)")
+                   "Precision the confidence threshold is chosen for (on the held-out questions)")
       ->capture_default_str();
   import_encoder.add(import);
   import->callback([&exit_code] {

@@ -185,9 +185,11 @@ Result<ImportReport> import_knowledge_base(const std::string& dir,
   const bool with_vectors =
       corpus.vectors.dimensions > 0 && !corpus.vectors.document_of_row.empty();
 
-  // The dev split and the choices made on it.
-  const std::vector<bool> dev_mask =
-      choose_dev_documents(corpus.documents, options.dev_fraction, options.seed);
+  // The folds; the first is the dev split the components' settings are chosen on.
+  const std::vector<int> fold_of = choose_folds(corpus.documents, options.folds, options.seed);
+  std::vector<bool> dev_mask(fold_of.size());
+  for (std::size_t d = 0; d < fold_of.size(); ++d)
+    dev_mask[d] = fold_of[d] == 0;
   const std::vector<bool> train_mask = complement(dev_mask);
   const std::vector<bool> all(corpus.documents.size(), true);
   std::vector<std::size_t> dev;
@@ -195,7 +197,6 @@ Result<ImportReport> import_knowledge_base(const std::string& dir,
     if (dev_mask[d]) dev.push_back(d);
   }
   const bool tune = static_cast<int>(dev.size()) >= kMinimumDevQuestions;
-  manifest.dev.questions = tune ? static_cast<int>(dev.size()) : 0;
   if (!tune) {
     manifest.notes.push_back(
         "only " + std::to_string(dev.size()) +
@@ -244,36 +245,29 @@ Result<ImportReport> import_knowledge_base(const std::string& dir,
   manifest.lexical.calibration.target_precision = options.target_precision;
   manifest.vectors.calibration.target_precision = options.target_precision;
   if (tune) {
-    auto parts =
-        build_parts(corpus, train_mask, choices, std::move(dev_classifiers), std::move(dev_head));
-    if (!parts) return parts.error();
-    const Retriever retriever(std::move(*parts));
-    std::vector<DevQuestion> lexical_dev, vector_dev;
-    const auto dimensions = static_cast<std::size_t>(corpus.vectors.dimensions);
-    ProgressBar bar("tuning fusion", static_cast<std::int64_t>(dev.size()));
-    for (std::size_t d : dev) {
-      Query query{corpus.bm25_terms[d], corpus.classifier_texts[d], {}};
-      const int entry = corpus.documents[d].entry;
-      lexical_dev.push_back({entry, retriever.score(query)});
-      if (with_vectors && corpus.vector_row[d] >= 0) {
-        query.vector =
-            std::span<const float>(corpus.vectors.values)
-                .subspan(static_cast<std::size_t>(corpus.vector_row[d]) * dimensions, dimensions);
-        vector_dev.push_back({entry, retriever.score(query)});
-      }
-      bar.advance();
-    }
-    bar.finish();
-    Availability lexical = retriever.available();
-    for (Component component : kComponents) {
-      if (needs_vector(component)) lexical[static_cast<std::size_t>(component)] = false;
-    }
+    // Fusion weights and calibration on every fold's questions, each scored by components
+    // trained without its fold (cross-fitting): one fold's questions alone made the weights
+    // depend on which questions it happened to hold.
+    auto scored = score_folds(corpus, fold_of, options.folds, choices, std::move(dev_classifiers),
+                              std::move(dev_head), generation);
+    if (!scored) return scored.error();
+    const std::vector<DevQuestion>& lexical_dev = scored->lexical;
+    const std::vector<DevQuestion>& vector_dev = scored->vectors;
+    manifest.dev.questions = static_cast<int>(lexical_dev.size());
+    manifest.dev.folds = options.folds;
+    Availability lexical{};
+    lexical[static_cast<std::size_t>(Component::kBm25)] = true;
+    lexical[static_cast<std::size_t>(Component::kBm25Vote)] = true;
+    lexical[static_cast<std::size_t>(Component::kClassifier)] = !choices.classifiers.empty();
     manifest.lexical.weights = choose_weights(lexical_dev, lexical).weights;
     manifest.lexical.calibration =
         fit_calibration(lexical_dev, manifest.lexical.weights, options.target_precision);
     manifest.dev.lexical = summarize(lexical_dev, lexical, manifest.lexical.weights);
     if (!vector_dev.empty()) {
-      const Availability full = retriever.available();
+      Availability full = lexical;
+      full[static_cast<std::size_t>(Component::kDense)] = true;
+      full[static_cast<std::size_t>(Component::kDenseVote)] = true;
+      full[static_cast<std::size_t>(Component::kHead)] = choices.head;
       manifest.vectors.weights = choose_weights(vector_dev, full).weights;
       manifest.vectors.calibration =
           fit_calibration(vector_dev, manifest.vectors.weights, options.target_precision);

@@ -1,7 +1,7 @@
 // `supportd kb import`: reads the files, builds a new generation of the knowledge base and
 // publishes it. Every choice that could be tuned (fastText hyperparameters, the softmax head's
 // regularization, fusion weights, the confidence threshold, the semantic-cache threshold) is
-// made on a dev split carved from the imported questions themselves, never on a test set.
+// made on questions held out from the imported questions themselves, never on a test set.
 // Not thread-safe per directory: one import at a time into a DIR (readers are unaffected).
 #pragma once
 
@@ -20,9 +20,12 @@ namespace supportd::kb {
 struct ImportOptions {
   SourceOptions source;
   CjkSegmentation cjk = CjkSegmentation::kWordsAndBigrams;
-  std::shared_ptr<const Embedder> embedder;       // null: no vectors (lexical components only)
-  double dev_fraction = 0.15;                     // of every entry's questions, held out for tuning
-  std::uint64_t seed = 1;                         // dev split, fastText and the head
+  std::shared_ptr<const Embedder> embedder;  // null: no vectors (lexical components only)
+  // The imported questions are dealt into this many folds (at least 2): the components'
+  // settings are chosen on the first, the fusion weights and the confidence calibration on all
+  // of them, each fold scored by components trained on the others.
+  int folds = 5;
+  std::uint64_t seed = 1;                         // folds, fastText and the head
   double target_precision = 0.95;                 // the confidence threshold's precision on dev
   double cache_wrong_rate = 0.01;                 // the semantic cache's wrong-hit ceiling on dev
   std::vector<ClassifierParams> classifier_grid;  // empty: default_classifier_grid()

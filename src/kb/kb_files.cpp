@@ -325,6 +325,7 @@ Status write_manifest(const std::string& path, const Manifest& m) {
       {"fusion", {{"lexical", fusion_json(m.lexical)}, {"vectors", fusion_json(m.vectors)}}},
       {"dev",
        {{"questions", m.dev.questions},
+        {"folds", m.dev.folds},
         {"lexical", accuracy_json(m.dev.lexical)},
         {"vectors", accuracy_json(m.dev.vectors)}}},
   };
@@ -439,6 +440,7 @@ Result<Manifest> read_manifest(const std::string& path) {
   Reader dev = root;
   KB_READ(dev, root.object("dev"));
   KB_READ(m.dev.questions, dev.integer("questions"));
+  if (dev.find("folds") != nullptr) KB_READ(m.dev.folds, dev.integer("folds"));
   const json::array* list = nullptr;
   KB_READ(list, dev.array("lexical"));
   KB_READ(m.dev.lexical, accuracy_from(*list, path + ".dev"));

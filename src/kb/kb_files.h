@@ -37,9 +37,11 @@ struct ComponentAccuracy {
   double top3 = 0;
 };
 
-// Results on the dev split carved at import (for the lexical path and, with vectors, the full).
+// Results on the questions held out at import (for the lexical path and, with vectors, the
+// full), each scored by components trained without its fold.
 struct DevSummary {
   int questions = 0;
+  int folds = 0;  // 0: written before cross-fitting (one dev split)
   std::vector<ComponentAccuracy> lexical;
   std::vector<ComponentAccuracy> vectors;
 };

@@ -209,6 +209,66 @@ float choose_function_word_weight(const Corpus& corpus, const std::vector<bool>&
   return best_weight;
 }
 
+Result<FoldScores> score_folds(const Corpus& corpus, const std::vector<int>& fold_of, int folds,
+                               const ComponentChoices& choices,
+                               std::vector<std::unique_ptr<IntentClassifier>> first_classifiers,
+                               std::unique_ptr<SoftmaxHead> first_head,
+                               const std::string& work_dir) {
+  FoldScores scores;
+  const bool with_vectors =
+      corpus.vectors.dimensions > 0 && !corpus.vectors.document_of_row.empty();
+  const auto dimensions = static_cast<std::size_t>(corpus.vectors.dimensions);
+  for (int fold = 0; fold < folds; ++fold) {
+    const std::string name = std::to_string(fold + 1) + "/" + std::to_string(folds);
+    std::vector<bool> train(corpus.documents.size());
+    std::vector<std::size_t> held_out;
+    for (std::size_t d = 0; d < corpus.documents.size(); ++d) {
+      train[d] = fold_of[d] != fold;
+      if (!train[d]) held_out.push_back(d);
+    }
+    if (held_out.empty()) continue;
+    std::vector<std::unique_ptr<IntentClassifier>> classifiers;
+    std::unique_ptr<SoftmaxHead> head;
+    std::string why;
+    if (fold == 0) {
+      classifiers = std::move(first_classifiers);
+      head = std::move(first_head);
+    } else {
+      if (!choices.classifiers.empty() && classifier_worthwhile(corpus, train, why)) {
+        for (const ClassifierParams& params : choices.classifiers) {
+          auto model =
+              train_classifier(corpus, train, params, work_dir, "cross-fitting fastText " + name);
+          if (!model) return model.error();
+          classifiers.push_back(std::move(*model));
+        }
+      }
+      if (choices.head && with_vectors) {
+        auto trained = train_head(corpus, train, choices.head_params, "cross-fitting head " + name);
+        if (!trained) return trained.error();
+        head = std::move(*trained);
+      }
+    }
+    auto parts = build_parts(corpus, train, choices, std::move(classifiers), std::move(head));
+    if (!parts) return parts.error();
+    const Retriever retriever(std::move(*parts));
+    ProgressBar bar("cross-fitting fusion " + name, static_cast<std::int64_t>(held_out.size()));
+    for (std::size_t d : held_out) {
+      Query query{corpus.bm25_terms[d], corpus.classifier_texts[d], {}};
+      const int entry = corpus.documents[d].entry;
+      scores.lexical.push_back({entry, retriever.score(query)});
+      if (with_vectors && corpus.vector_row[d] >= 0) {
+        query.vector =
+            std::span<const float>(corpus.vectors.values)
+                .subspan(static_cast<std::size_t>(corpus.vector_row[d]) * dimensions, dimensions);
+        scores.vectors.push_back({entry, retriever.score(query)});
+      }
+      bar.advance();
+    }
+    bar.finish();
+  }
+  return scores;
+}
+
 Result<RetrieverParts> build_parts(const Corpus& corpus, const std::vector<bool>& include,
                                    const ComponentChoices& choices,
                                    std::vector<std::unique_ptr<IntentClassifier>> classifiers,

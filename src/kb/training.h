@@ -9,6 +9,7 @@
 
 #include "kb/corpus.h"
 #include "kb/retriever.h"
+#include "kb/tuning.h"
 
 namespace supportd::kb {
 
@@ -71,6 +72,22 @@ inline constexpr float kDefaultFunctionWordWeight = 0.3f;
 // (the earlier in kFunctionWordWeights on ties), with BM25 built over `train`.
 float choose_function_word_weight(const Corpus& corpus, const std::vector<bool>& train,
                                   const std::vector<std::size_t>& dev, Bm25Params params);
+
+// Cross-fitting: the questions of every fold (choose_folds) scored by the components of
+// `choices` trained on the documents outside that fold, so the fusion weights and the
+// calibration are chosen on every held-out question rather than on one fold's. Fold 0's trained
+// classifiers and head are given (made while choosing them; either may be missing); the other
+// folds' are trained here. `lexical` has every held-out question without its vector, `vectors`
+// those with one (empty without vectors).
+struct FoldScores {
+  std::vector<DevQuestion> lexical;
+  std::vector<DevQuestion> vectors;
+};
+Result<FoldScores> score_folds(const Corpus& corpus, const std::vector<int>& fold_of, int folds,
+                               const ComponentChoices& choices,
+                               std::vector<std::unique_ptr<IntentClassifier>> first_classifiers,
+                               std::unique_ptr<SoftmaxHead> first_head,
+                               const std::string& work_dir);
 
 // Whether labelled questions are numerous enough to train a classifier on (at least two
 // entries with questions, two questions per entry on average, at most 2000 entries); when not,

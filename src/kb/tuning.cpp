@@ -68,9 +68,9 @@ void grid(const std::vector<int>& components, std::size_t index, int remaining, 
 
 }  // namespace
 
-std::vector<bool> choose_dev_documents(const std::vector<Document>& documents, double fraction,
-                                       std::uint64_t seed) {
-  std::vector<bool> dev(documents.size(), false);
+std::vector<int> choose_folds(const std::vector<Document>& documents, int folds,
+                              std::uint64_t seed) {
+  std::vector<int> fold_of(documents.size(), -1);
   std::map<int, std::vector<std::size_t>> questions;  // by entry
   std::map<int, int> document_count;
   for (std::size_t d = 0; d < documents.size(); ++d) {
@@ -78,19 +78,18 @@ std::vector<bool> choose_dev_documents(const std::vector<Document>& documents, d
     if (documents[d].kind == DocumentKind::kQuestion) questions[documents[d].entry].push_back(d);
   }
   std::mt19937_64 random(seed);
+  std::size_t next = 0;  // the fold the next entry starts dealing into, so small entries spread
   for (auto& [entry, list] : questions) {
     for (std::size_t i = list.size(); i > 1; --i)
       std::swap(list[i - 1], list[random() % i]);
-    const double expected = fraction * static_cast<double>(list.size());
-    auto count = static_cast<std::size_t>(expected);
-    // The fractional part is held out with its probability, so small entries contribute too.
-    const double draw = static_cast<double>(random() >> 11) / 9007199254740992.0;
-    if (draw < expected - static_cast<double>(count)) ++count;
-    count = std::min(count, static_cast<std::size_t>(document_count[entry] - 1));
-    for (std::size_t i = 0; i < count; ++i)
-      dev[list[i]] = true;
+    if (document_count[entry] < 2) continue;  // its only document
+    // Dealt in turn, a fold takes at most ceil(n / folds) < n of an entry's n >= 2 questions,
+    // so every fold leaves the entry at least one document.
+    for (std::size_t i = 0; i < list.size(); ++i)
+      fold_of[list[i]] = static_cast<int>((next + i) % static_cast<std::size_t>(folds));
+    next = (next + list.size()) % static_cast<std::size_t>(folds);
   }
-  return dev;
+  return fold_of;
 }
 
 WeightChoice choose_weights(const std::vector<DevQuestion>& dev, const Availability& available) {

@@ -1,5 +1,5 @@
-// Choices made at import on held-out questions (never on any test set): the dev split carved
-// from the knowledge base's own questions, the fusion weights, and the confidence calibration.
+// Choices made at import on held-out questions (never on any test set): the folds carved from
+// the knowledge base's own questions, the fusion weights, and the confidence calibration.
 // Thread-safe (pure functions).
 #pragma once
 
@@ -11,10 +11,13 @@
 
 namespace supportd::kb {
 
-// Documents held out for tuning: about `fraction` of every entry's questions (seeded), never
-// an entry's last document, so every held-out question can still find its entry.
-std::vector<bool> choose_dev_documents(const std::vector<Document>& documents, double fraction,
-                                       std::uint64_t seed);
+// Folds of held-out questions for tuning: every entry's questions, shuffled (seeded), are dealt
+// in turn into `folds` folds, so each fold holds about 1/folds of them; an entry whose only
+// document is one question keeps it out of every fold, so a held-out question can always find
+// its entry among the other folds' documents. Returns each document's fold, or -1 (never held
+// out). REQUIRES: folds >= 2.
+std::vector<int> choose_folds(const std::vector<Document>& documents, int folds,
+                              std::uint64_t seed);
 
 // A held-out question: the entry it should find and the candidates the components proposed.
 struct DevQuestion {

@@ -1,4 +1,4 @@
-// Choices made on the dev split: which questions are held out, fusion weights, calibration,
+// Choices made on held-out questions: which questions are held out, fusion weights, calibration,
 // and the semantic cache's threshold.
 #include "kb/tuning.h"
 
@@ -45,7 +45,7 @@ std::vector<DevQuestion> synthetic_dev(int count, unsigned seed) {
   return dev;
 }
 
-TEST(Tuning, DevSplitHoldsOutQuestionsButNeverAnEntrysLastDocument) {
+TEST(Tuning, FoldsHoldOutEveryQuestionOnceButNeverAnEntrysOnlyDocument) {
   std::vector<Document> documents;
   for (int entry = 0; entry < 50; ++entry) {
     const int questions = entry % 5;  // 0..4 questions; entries 0, 5, ... have only a body
@@ -53,24 +53,33 @@ TEST(Tuning, DevSplitHoldsOutQuestionsButNeverAnEntrysLastDocument) {
       documents.push_back({entry, DocumentKind::kQuestion, "q"});
     if (entry % 2 == 0 || questions == 0) documents.push_back({entry, DocumentKind::kBody, "b"});
   }
-  const std::vector<bool> dev = choose_dev_documents(documents, 0.5, 7);
-  EXPECT_EQ(dev, choose_dev_documents(documents, 0.5, 7));  // seeded
-  EXPECT_NE(dev, choose_dev_documents(documents, 0.5, 8));
-  std::vector<int> kept(50, 0);
-  int held = 0, questions = 0;
+  constexpr int kFolds = 3;
+  const std::vector<int> fold_of = choose_folds(documents, kFolds, 7);
+  EXPECT_EQ(fold_of, choose_folds(documents, kFolds, 7));  // seeded
+  EXPECT_NE(fold_of, choose_folds(documents, kFolds, 8));
+  std::vector<int> size(kFolds, 0);
+  int questions = 0, held = 0;
   for (std::size_t d = 0; d < documents.size(); ++d) {
     if (documents[d].kind == DocumentKind::kQuestion) ++questions;
-    if (dev[d]) {
-      EXPECT_EQ(documents[d].kind, DocumentKind::kQuestion);
-      ++held;
-    } else {
-      ++kept[static_cast<std::size_t>(documents[d].entry)];
-    }
+    if (fold_of[d] < 0) continue;
+    ASSERT_LT(fold_of[d], kFolds);
+    EXPECT_EQ(documents[d].kind, DocumentKind::kQuestion);
+    ++size[static_cast<std::size_t>(fold_of[d])];
+    ++held;
   }
-  for (int entry = 0; entry < 50; ++entry)
-    EXPECT_GE(kept[static_cast<std::size_t>(entry)], 1);
-  EXPECT_GT(held, questions / 4);
-  EXPECT_LT(held, questions * 3 / 4);
+  // Entries 1, 11, 21, 31, 41 (one question, no body) keep their question out of every fold.
+  EXPECT_EQ(held, questions - 5);
+  for (int fold = 0; fold < kFolds; ++fold) {
+    EXPECT_GE(size[static_cast<std::size_t>(fold)], held / kFolds - 2);
+    EXPECT_LE(size[static_cast<std::size_t>(fold)], held / kFolds + 2);
+    // Every entry keeps a document outside the fold.
+    std::vector<int> kept(50, 0);
+    for (std::size_t d = 0; d < documents.size(); ++d) {
+      if (fold_of[d] != fold) ++kept[static_cast<std::size_t>(documents[d].entry)];
+    }
+    for (int entry = 0; entry < 50; ++entry)
+      EXPECT_GE(kept[static_cast<std::size_t>(entry)], 1) << "fold " << fold << " entry " << entry;
+  }
 }
 
 TEST(Tuning, WeightsFollowTheInformativeComponent) {
