@@ -84,6 +84,16 @@ std::shared_ptr<const std::map<std::string, std::string>> Desk::faq_index() {
   return faq_;
 }
 
+Answer Desk::timed(Answer answer, const char* stage,
+                   std::chrono::steady_clock::time_point started) {
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  answer.timings.emplace_back(stage, seconds * 1e3);
+  metrics_.stage(stage, seconds);
+  metrics_.answered(answer.source);
+  return answer;
+}
+
 std::optional<Answer> Desk::answer_from_faq(const std::string& question) {
   const auto started = std::chrono::steady_clock::now();
   const auto index = faq_index();
@@ -99,12 +109,7 @@ std::optional<Answer> Desk::answer_from_faq(const std::string& question) {
   answer.language = entry->locale;
   answer.citations.push_back({entry->id, entry->title,
                               entry->questions.empty() ? entry->title : entry->questions[0].text});
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  answer.timings.emplace_back("faq", seconds * 1e3);
-  metrics_.stage("faq", seconds);
-  metrics_.answered(AnswerSource::kFaq);
-  return answer;
+  return timed(std::move(answer), "faq", started);
 }
 
 std::optional<Answer> Desk::answer_from_cache(const std::string& tenant,
@@ -123,12 +128,7 @@ std::optional<Answer> Desk::answer_from_cache(const std::string& tenant,
   answer.source = AnswerSource::kCache;
   answer.language = kb::detect_language(question).code;
   answer.citations = cached_citations(*knowledge, *cached);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  answer.timings.emplace_back("cache", seconds * 1e3);
-  metrics_.stage("cache", seconds);
-  metrics_.answered(AnswerSource::kCache);
-  return answer;
+  return timed(std::move(answer), "cache", started);
 }
 
 std::optional<Desk::Refusal> Desk::check_text(const std::string& text) const {

@@ -9,6 +9,7 @@
 // network or a model runs on the desk's worker threads; results arrive through AnswerSink.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -112,6 +113,8 @@ class Desk {
   const DeskOptions& options() const { return options_; }
 
  private:
+  // A fast-path answer's last touch: its stage timing, in the answer and in the metrics.
+  Answer timed(Answer answer, const char* stage, std::chrono::steady_clock::time_point started);
   class Turn;
   friend class Turn;
 

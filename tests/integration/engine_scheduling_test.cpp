@@ -41,6 +41,15 @@ GenerationRequest greedy(std::string prompt, int max_tokens,
   return r;
 }
 
+// Runs a few short requests one after another, so admission control has a measured rate.
+void measure_service_rate(LlamaEngine& engine, int max_tokens) {
+  for (int i = 0; i < 6; ++i) {
+    auto sink = std::make_shared<CollectSink>();
+    ASSERT_TRUE(engine.submit(greedy("warm " + std::to_string(i), max_tokens), sink).ok());
+    ASSERT_TRUE(sink->wait());
+  }
+}
+
 // Records the order in which requests finish.
 struct FinishOrder {
   std::mutex mutex;
@@ -171,11 +180,7 @@ TEST(EngineScheduling, AWaitingRequestPastItsDeadlineIsRefusedNotLeftHanging) {
   // nothing finishes (the blocker never ends). The request is refused (re-checked against the
   // decaying rate, or when its deadline passes), never left waiting.
   auto engine = make_engine(1, EngineOptions::Preemption::kOff);
-  for (int i = 0; i < 6; ++i) {
-    auto sink = std::make_shared<CollectSink>();
-    ASSERT_TRUE(engine->submit(greedy("warm " + std::to_string(i), 1), sink).ok());
-    ASSERT_TRUE(sink->wait());
-  }
+  measure_service_rate(*engine, 1);
   auto blocker = std::make_shared<CollectSink>();
   auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
   ASSERT_TRUE(blocker->wait_pieces(1));
@@ -219,11 +224,7 @@ TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {
   // of high requests overtakes it: its deadline can no longer be met, and it is refused at the
   // next step, long before the deadline itself, with a Retry-After.
   auto engine = make_engine(1, EngineOptions::Preemption::kOff);
-  for (int i = 0; i < 6; ++i) {  // measure a service rate
-    auto sink = std::make_shared<CollectSink>();
-    ASSERT_TRUE(engine->submit(greedy("warm " + std::to_string(i), 2), sink).ok());
-    ASSERT_TRUE(sink->wait());
-  }
+  measure_service_rate(*engine, 2);
   auto blocker = std::make_shared<CollectSink>();
   auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
   ASSERT_TRUE(blocker->wait_pieces(1));
