@@ -83,6 +83,11 @@ void AdmissionControl::set_predicted_rate(double per_second) {
   predicted_rate_ = std::max(per_second, 0.0);
 }
 
+void AdmissionControl::set_step_time(double seconds) {
+  std::lock_guard lock(mutex_);
+  step_seconds_ = std::max(seconds, 0.0);
+}
+
 double AdmissionControl::completion_rate() const {
   std::lock_guard lock(mutex_);
   if (completions_.mean_gap <= 0) return predicted_rate_;  // nothing measured yet
@@ -106,23 +111,37 @@ double AdmissionControl::arrival_rate(Priority priority) const {
 std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority, int ahead) const {
   const double rate = completion_rate();
   if (rate <= 0) return std::chrono::duration<double>(0);  // unknown yet: do not refuse on a guess
-  double overtaking = 0;
-  for (int p = 0; p < static_cast<int>(priority); ++p)
-    overtaking += arrival_rate(static_cast<Priority>(p));
+  const double overtaking = higher_arrival_rate(priority);
   // Higher classes arriving faster than the engine completes would leave nothing; a floor
   // keeps the estimate finite (it is then long enough to refuse any sensible deadline).
   const double left = std::max(rate - overtaking, rate / 16.0);
   const double starts = ahead + 1;
-  return std::chrono::duration<double>((starts + 2 * completion_spread() * std::sqrt(starts)) /
-                                       left);
+  return std::chrono::duration<double>(
+      step_time() + (starts + 2 * completion_spread() * std::sqrt(starts)) / left);
 }
 
 std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority) const {
-  if (!saturated_.load()) return std::chrono::duration<double>(0);
-  int waiting = 0;
+  int waiting = 0;  // the request itself included
   for (int p = 0; p <= static_cast<int>(priority); ++p)
     waiting += waiting_[p].load();
-  return expected_wait(priority, std::max(waiting - 1, 0));  // the request itself is counted
+  const double step = step_time();
+  const double overtakers = higher_arrival_rate(priority) * step;
+  const double crowd = waiting - 1 + overtakers + 2 * std::sqrt(overtakers);
+  const int free = free_slots_.load();
+  if (crowd < free) return std::chrono::duration<double>(step);
+  return expected_wait(priority, static_cast<int>(std::lround(crowd - free)));
+}
+
+double AdmissionControl::higher_arrival_rate(Priority priority) const {
+  double rate = 0;
+  for (int p = 0; p < static_cast<int>(priority); ++p)
+    rate += arrival_rate(static_cast<Priority>(p));
+  return rate;
+}
+
+double AdmissionControl::step_time() const {
+  std::lock_guard lock(mutex_);
+  return step_seconds_;
 }
 
 std::chrono::seconds AdmissionControl::retry_after(Priority priority) const {

@@ -37,8 +37,13 @@ class AdmissionControl {
 
   // Engine-side measurement: a request finished at `when` (feeds the service rate).
   void record_finish(std::chrono::steady_clock::time_point when = std::chrono::steady_clock::now());
-  // Whether every sequence slot is busy (a new request must wait for one to finish).
-  void set_saturated(bool saturated) { saturated_.store(saturated); }
+  // Sequence slots that will be free for the requests now waiting at the engine's next start
+  // (0 while requests already wait for one). Slots free up only between engine steps, so
+  // requests arriving during a step take them in class order and the rest wait for completions.
+  void set_free_slots(int slots) { free_slots_.store(slots); }
+  // The engine's recent step time: a request that starts produces its first token a step
+  // later, and higher classes arriving until the next step may take a free slot first.
+  void set_step_time(double seconds);
   // Engine-side prediction, used until completions have been measured (a cold start into a
   // surge): completions per second expected from the running sequences' remaining tokens and
   // the step time; 0 when unknown.
@@ -54,10 +59,13 @@ class AdmissionControl {
   // before it: ahead + 1 completions at the completion rate less what higher classes arriving
   // meanwhile take (they overtake it), plus two standard deviations of that many gaps (the
   // gaps are bursty: a batch finishes together, then nothing for a while), so that a request
-  // accepted against it rarely misses its deadline in the queue. Zero while the rate is unknown.
+  // accepted against it rarely misses its deadline in the queue; plus the step that produces
+  // its first token. Zero while the rate is unknown.
   std::chrono::duration<double> expected_wait(Priority priority, int ahead) const;
   // The same for a request that has just entered the queue: everyone else waiting in its class
-  // or above is ahead. Zero while a sequence slot is free.
+  // or above is ahead, and so are the higher-class requests likely to arrive before the next
+  // step (the mean plus two standard deviations of a Poisson count), less the free slots.
+  // One step when a free slot is left for it.
   std::chrono::duration<double> expected_wait(Priority priority) const;
   // When trying again is likely to work for a refused request of `priority`.
   std::chrono::seconds retry_after(Priority priority) const;
@@ -75,12 +83,16 @@ class AdmissionControl {
     double per_second(std::chrono::steady_clock::time_point now, double floor) const;
   };
 
+  double higher_arrival_rate(Priority priority) const;  // of the classes above `priority`
+  double step_time() const;
+
   const AdmissionOptions options_;
   std::array<std::atomic<int>, kPriorityCount> waiting_{};
-  std::atomic<bool> saturated_{false};
+  std::atomic<int> free_slots_{1 << 20};  // until the engine says
   mutable std::mutex mutex_;
   Rate completions_;                           // guarded by mutex_
   double predicted_rate_ = 0;                  // guarded by mutex_
+  double step_seconds_ = 0;                    // guarded by mutex_
   std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class; guarded by mutex_
 };
 

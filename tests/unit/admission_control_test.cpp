@@ -31,7 +31,7 @@ TEST(AdmissionControl, RefusesDeadlinesTheServiceRateCannotMeet) {
     control.record_finish();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  control.set_saturated(true);
+  control.set_free_slots(0);
   for (int i = 0; i < 50; ++i)
     ASSERT_FALSE(control.enter(Priority::kNormal, std::nullopt));
   const auto now = std::chrono::steady_clock::now();
@@ -43,8 +43,49 @@ TEST(AdmissionControl, RefusesDeadlinesTheServiceRateCannotMeet) {
   // A high request does not wait behind normal ones.
   EXPECT_LT(control.expected_wait(Priority::kHigh).count(),
             control.expected_wait(Priority::kNormal).count());
-  control.set_saturated(false);
+  control.set_free_slots(1000);
   EXPECT_EQ(control.expected_wait(Priority::kNormal).count(), 0.0);
+}
+
+TEST(AdmissionControl, RequestsArrivingDuringAStepShareTheFreeSlots) {
+  // Two slots free at the last step boundary; slots free up only between steps. The first two
+  // normal arrivals will take them; a third waits for a completion and its deadline counts.
+  AdmissionControl control;
+  const auto now = std::chrono::steady_clock::now();
+  for (int i = 20; i >= 0; --i)  // one completion a second
+    control.record_finish(now - std::chrono::seconds(i));
+  control.set_free_slots(2);
+  const auto soon = now + std::chrono::milliseconds(500);
+  ASSERT_FALSE(control.enter(Priority::kNormal, soon));
+  ASSERT_FALSE(control.enter(Priority::kNormal, soon));
+  auto refused = control.enter(Priority::kNormal, soon);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->error.code, ErrorCode::kDeadline);
+  // A high request starts before the waiting normal ones: a free slot is still its own.
+  EXPECT_EQ(control.expected_wait(Priority::kHigh).count(), 0.0);
+  ASSERT_FALSE(control.enter(Priority::kHigh, soon));
+  ASSERT_FALSE(control.enter(Priority::kHigh, soon));
+  EXPECT_TRUE(control.enter(Priority::kHigh, soon));
+}
+
+TEST(AdmissionControl, HigherClassesArrivingBeforeTheNextStepMayTakeAFreeSlot) {
+  // One slot free, steps of half a second, high requests arriving ten a second: before the
+  // next step starts, high ones will very likely have taken the slot, so a normal request
+  // waits for a completion; a high one does not, but its first token is a step away.
+  AdmissionControl control;
+  const auto now = std::chrono::steady_clock::now();
+  for (int i = 20; i >= 0; --i)  // one completion a second
+    control.record_finish(now - std::chrono::seconds(i));
+  control.set_free_slots(1);
+  control.set_step_time(0.5);
+  EXPECT_DOUBLE_EQ(control.expected_wait(Priority::kNormal).count(), 0.5);  // nobody overtakes
+  for (int i = 0; i < 10; ++i) {  // ten high requests a second, started and gone
+    ASSERT_FALSE(control.enter(Priority::kHigh, std::nullopt));
+    control.left_queue(Priority::kHigh);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_DOUBLE_EQ(control.expected_wait(Priority::kHigh).count(), 0.5);
+  EXPECT_GT(control.expected_wait(Priority::kNormal).count(), 1.5);
 }
 
 TEST(AdmissionControl, BatchesFinishingTogetherDoNotInflateTheRate) {
@@ -87,7 +128,7 @@ TEST(AdmissionControl, APredictionStandsInUntilCompletionsAreMeasured) {
   // A cold start into a surge: nothing has finished yet, so without the engine's prediction
   // every deadline would be accepted and left to expire in the queue.
   AdmissionControl control;
-  control.set_saturated(true);
+  control.set_free_slots(0);
   EXPECT_EQ(control.expected_wait(Priority::kNormal, 0).count(), 0.0);
   control.set_predicted_rate(2.0);
   EXPECT_EQ(control.completion_rate(), 2.0);

@@ -105,7 +105,10 @@ void LlamaEngine::Loop::run() {
     expire_deadlines();
     erase_finished();
     admit();
-    engine_.admission_.set_saturated(free_seq_ids_.empty() || !scheduler_.empty());
+    // What admit() left waiting holds no slot (dynamic batching, or short of KV cells): new
+    // arrivals then count on none.
+    engine_.admission_.set_free_slots(scheduler_.empty() ? static_cast<int>(free_seq_ids_.size())
+                                                         : 0);
     refuse_unreachable_deadlines();
     if (!running_.empty()) {
       step();
@@ -215,6 +218,9 @@ void LlamaEngine::Loop::refuse_unreachable_deadlines() {
     const auto wait = engine_.admission_.expected_wait(place.priority, ahead);
     if (s.request.deadline && !s.has_first_token &&
         now + std::chrono::duration_cast<Clock::duration>(wait) > *s.request.deadline) {
+      spdlog::debug("request {} refused after waiting {:.0f} ms: expected wait {:.0f} ms, {} ahead",
+                    s.id, std::chrono::duration<double, std::milli>(now - s.submitted).count(),
+                    wait.count() * 1e3, ahead);
       refuse_waiting(place.it,
                      fmt::format("the request can no longer start before its deadline (expected "
                                  "wait {:.1f} s at the current service rate)",
@@ -243,6 +249,7 @@ void LlamaEngine::Loop::predict_completions() {
   // tokens at the recent step time.
   mean_step_ms_ = mean_step_ms_ == 0 ? counters_.last_step_ms
                                      : mean_step_ms_ + (counters_.last_step_ms - mean_step_ms_) / 8;
+  engine_.admission_.set_step_time(mean_step_ms_ / 1e3);
   if (running_.empty() || mean_step_ms_ <= 0) return;
   double steps = 0;
   for (const auto& s : running_) {
