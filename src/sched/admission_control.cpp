@@ -6,6 +6,21 @@
 #include <fmt/format.h>
 
 namespace supportd::sched {
+namespace {
+
+// P(N >= k) for N ~ Poisson(mean).
+double poisson_at_least(double mean, int k) {
+  if (k <= 0) return 1;
+  double term = std::exp(-mean);  // P(N = 0)
+  double below = 0;
+  for (int i = 0; i < k; ++i) {
+    below += term;
+    term *= mean / (i + 1);
+  }
+  return std::max(1 - below, 0.0);
+}
+
+}  // namespace
 
 AdmissionControl::AdmissionControl(AdmissionOptions options) : options_(options) {
   for (auto& w : waiting_)
@@ -88,6 +103,17 @@ void AdmissionControl::set_step_time(double seconds) {
   step_seconds_ = std::max(seconds, 0.0);
 }
 
+void AdmissionControl::step_started(std::chrono::steady_clock::time_point when) {
+  std::lock_guard lock(mutex_);
+  step_started_ = when;
+}
+
+double AdmissionControl::rest_of_step(std::chrono::steady_clock::time_point now) const {
+  std::lock_guard lock(mutex_);
+  if (step_started_ == std::chrono::steady_clock::time_point{}) return 0;
+  return std::max(step_seconds_ - std::chrono::duration<double>(now - step_started_).count(), 0.0);
+}
+
 double AdmissionControl::completion_rate() const {
   std::lock_guard lock(mutex_);
   if (completions_.mean_gap <= 0) return predicted_rate_;  // nothing measured yet
@@ -125,11 +151,15 @@ std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority)
   for (int p = 0; p <= static_cast<int>(priority); ++p)
     waiting += waiting_[p].load();
   const double step = step_time();
+  const double rest = rest_of_step(std::chrono::steady_clock::now());
+  // Higher-class requests arriving before the next step starts take free slots first.
   const double overtakers = higher_arrival_rate(priority) * step;
-  const double crowd = waiting - 1 + overtakers + 2 * std::sqrt(overtakers);
-  const int free = free_slots_.load();
-  if (crowd < free) return std::chrono::duration<double>(step);
-  return expected_wait(priority, static_cast<int>(std::lround(crowd - free)));
+  const int left = free_slots_.load() - (waiting - 1);
+  if (left > 0 && poisson_at_least(overtakers, left) < 0.02) {
+    return std::chrono::duration<double>(rest + step);  // it starts at the next step
+  }
+  const int ahead = static_cast<int>(std::lround(std::max(overtakers - left, 0.0)));
+  return std::chrono::duration<double>(rest) + expected_wait(priority, ahead);
 }
 
 double AdmissionControl::higher_arrival_rate(Priority priority) const {

@@ -41,9 +41,11 @@ class AdmissionControl {
   // (0 while requests already wait for one). Slots free up only between engine steps, so
   // requests arriving during a step take them in class order and the rest wait for completions.
   void set_free_slots(int slots) { free_slots_.store(slots); }
-  // The engine's recent step time: a request that starts produces its first token a step
+  // The engine's recent step time, and when the step now running started: a request arriving
+  // during a step waits for it to end before it can start, produces its first token a step
   // later, and higher classes arriving until the next step may take a free slot first.
   void set_step_time(double seconds);
+  void step_started(std::chrono::steady_clock::time_point when);
   // Engine-side prediction, used until completions have been measured (a cold start into a
   // surge): completions per second expected from the running sequences' remaining tokens and
   // the step time; 0 when unknown.
@@ -62,10 +64,11 @@ class AdmissionControl {
   // accepted against it rarely misses its deadline in the queue; plus the step that produces
   // its first token. Zero while the rate is unknown.
   std::chrono::duration<double> expected_wait(Priority priority, int ahead) const;
-  // The same for a request that has just entered the queue: everyone else waiting in its class
-  // or above is ahead, and so are the higher-class requests likely to arrive before the next
-  // step (the mean plus two standard deviations of a Poisson count), less the free slots.
-  // One step when a free slot is left for it.
+  // The same for a request that has just entered the queue, from now: the rest of the running
+  // step, then the first token's step when a free slot is left for it (everyone else waiting
+  // in its class or above takes one first) and higher classes arriving before the next step
+  // (Poisson at their rate) are unlikely (2%) to take it; else as above, with as many ahead
+  // as those arrivals are expected to outnumber the slots left.
   std::chrono::duration<double> expected_wait(Priority priority) const;
   // When trying again is likely to work for a refused request of `priority`.
   std::chrono::seconds retry_after(Priority priority) const;
@@ -85,14 +88,16 @@ class AdmissionControl {
 
   double higher_arrival_rate(Priority priority) const;  // of the classes above `priority`
   double step_time() const;
+  double rest_of_step(std::chrono::steady_clock::time_point now) const;  // seconds, >= 0
 
   const AdmissionOptions options_;
   std::array<std::atomic<int>, kPriorityCount> waiting_{};
   std::atomic<int> free_slots_{1 << 20};  // until the engine says
   mutable std::mutex mutex_;
-  Rate completions_;                           // guarded by mutex_
-  double predicted_rate_ = 0;                  // guarded by mutex_
-  double step_seconds_ = 0;                    // guarded by mutex_
+  Rate completions_;                                    // guarded by mutex_
+  double predicted_rate_ = 0;                           // guarded by mutex_
+  double step_seconds_ = 0;                             // guarded by mutex_
+  std::chrono::steady_clock::time_point step_started_;  // guarded by mutex_
   std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class; guarded by mutex_
 };
 

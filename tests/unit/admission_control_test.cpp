@@ -86,6 +86,9 @@ TEST(AdmissionControl, HigherClassesArrivingBeforeTheNextStepMayTakeAFreeSlot) {
   }
   EXPECT_DOUBLE_EQ(control.expected_wait(Priority::kHigh).count(), 0.5);
   EXPECT_GT(control.expected_wait(Priority::kNormal).count(), 1.5);
+  // Arriving in the middle of a step, a request cannot start before the step ends.
+  control.step_started(std::chrono::steady_clock::now() - std::chrono::milliseconds(200));
+  EXPECT_NEAR(control.expected_wait(Priority::kHigh).count(), 0.8, 0.05);
 }
 
 TEST(AdmissionControl, BatchesFinishingTogetherDoNotInflateTheRate) {
