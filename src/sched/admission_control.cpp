@@ -30,6 +30,10 @@ AdmissionControl::AdmissionControl(AdmissionOptions options) : options_(options)
 std::optional<Refusal> AdmissionControl::enter(
     Priority priority, std::optional<std::chrono::steady_clock::time_point> deadline) {
   const int index = static_cast<int>(priority);
+  {
+    std::lock_guard lock(mutex_);
+    offered_[index].record(std::chrono::steady_clock::now());
+  }
   const int limit = options_.queue_limit[index];
   const int now_waiting = waiting_[index].fetch_add(1) + 1;
   if (limit > 0 && now_waiting > limit) {
@@ -103,15 +107,16 @@ void AdmissionControl::set_step_time(double seconds) {
   step_seconds_ = std::max(seconds, 0.0);
 }
 
-void AdmissionControl::step_started(std::chrono::steady_clock::time_point when) {
+void AdmissionControl::step_started(std::chrono::steady_clock::time_point when,
+                                    double expected_seconds) {
   std::lock_guard lock(mutex_);
-  step_started_ = when;
+  step_end_ = when + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(std::max(expected_seconds, 0.0)));
 }
 
 double AdmissionControl::rest_of_step(std::chrono::steady_clock::time_point now) const {
   std::lock_guard lock(mutex_);
-  if (step_started_ == std::chrono::steady_clock::time_point{}) return 0;
-  return std::max(step_seconds_ - std::chrono::duration<double>(now - step_started_).count(), 0.0);
+  return std::max(std::chrono::duration<double>(step_end_ - now).count(), 0.0);
 }
 
 double AdmissionControl::completion_rate() const {
@@ -137,7 +142,7 @@ double AdmissionControl::arrival_rate(Priority priority) const {
 std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority, int ahead) const {
   const double rate = completion_rate();
   if (rate <= 0) return std::chrono::duration<double>(0);  // unknown yet: do not refuse on a guess
-  const double overtaking = higher_arrival_rate(priority);
+  const double overtaking = higher_rate(priority, arrivals_);
   // Higher classes arriving faster than the engine completes would leave nothing; a floor
   // keeps the estimate finite (it is then long enough to refuse any sensible deadline).
   const double left = std::max(rate - overtaking, rate / 16.0);
@@ -152,8 +157,11 @@ std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority)
     waiting += waiting_[p].load();
   const double step = step_time();
   const double rest = rest_of_step(std::chrono::steady_clock::now());
-  // Higher-class requests arriving before the next step starts take free slots first.
-  const double overtakers = higher_arrival_rate(priority) * step;
+  // Higher-class requests arriving before the next step starts take free slots first (at a
+  // step boundary, arrivals until the one after). All of them count, not only the accepted
+  // ones: while slots are free, they are accepted (under overload, accepted requests bunch
+  // exactly when slots free up, so their average rate is far too low here).
+  const double overtakers = higher_rate(priority, offered_) * std::max(rest, step);
   const int left = free_slots_.load() - (waiting - 1);
   if (left > 0 && poisson_at_least(overtakers, left) < 0.02) {
     return std::chrono::duration<double>(rest + step);  // it starts at the next step
@@ -162,10 +170,13 @@ std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority)
   return std::chrono::duration<double>(rest) + expected_wait(priority, ahead);
 }
 
-double AdmissionControl::higher_arrival_rate(Priority priority) const {
+double AdmissionControl::higher_rate(Priority priority,
+                                     const std::array<Rate, kPriorityCount>& rates) const {
+  std::lock_guard lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
   double rate = 0;
   for (int p = 0; p < static_cast<int>(priority); ++p)
-    rate += arrival_rate(static_cast<Priority>(p));
+    rate += rates[p].per_second(now, 0);  // a class that stopped arriving takes nothing
   return rate;
 }
 

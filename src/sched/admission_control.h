@@ -41,11 +41,12 @@ class AdmissionControl {
   // (0 while requests already wait for one). Slots free up only between engine steps, so
   // requests arriving during a step take them in class order and the rest wait for completions.
   void set_free_slots(int slots) { free_slots_.store(slots); }
-  // The engine's recent step time, and when the step now running started: a request arriving
-  // during a step waits for it to end before it can start, produces its first token a step
-  // later, and higher classes arriving until the next step may take a free slot first.
+  // The engine's recent step time, and when the step now running started and how long it is
+  // expected to take (by its tokens): a request arriving during a step waits for it to end
+  // before it can start, produces its first token a step later, and higher classes arriving
+  // until then may take a free slot first.
   void set_step_time(double seconds);
-  void step_started(std::chrono::steady_clock::time_point when);
+  void step_started(std::chrono::steady_clock::time_point when, double expected_seconds);
   // Engine-side prediction, used until completions have been measured (a cold start into a
   // surge): completions per second expected from the running sequences' remaining tokens and
   // the step time; 0 when unknown.
@@ -86,7 +87,8 @@ class AdmissionControl {
     double per_second(std::chrono::steady_clock::time_point now, double floor) const;
   };
 
-  double higher_arrival_rate(Priority priority) const;  // of the classes above `priority`
+  // Events per second of the classes above `priority`, from `rates` (arrivals_ or offered_).
+  double higher_rate(Priority priority, const std::array<Rate, kPriorityCount>& rates) const;
   double step_time() const;
   double rest_of_step(std::chrono::steady_clock::time_point now) const;  // seconds, >= 0
 
@@ -94,11 +96,12 @@ class AdmissionControl {
   std::array<std::atomic<int>, kPriorityCount> waiting_{};
   std::atomic<int> free_slots_{1 << 20};  // until the engine says
   mutable std::mutex mutex_;
-  Rate completions_;                                    // guarded by mutex_
-  double predicted_rate_ = 0;                           // guarded by mutex_
-  double step_seconds_ = 0;                             // guarded by mutex_
-  std::chrono::steady_clock::time_point step_started_;  // guarded by mutex_
+  Rate completions_;                                // guarded by mutex_
+  double predicted_rate_ = 0;                       // guarded by mutex_
+  double step_seconds_ = 0;                         // guarded by mutex_
+  std::chrono::steady_clock::time_point step_end_;  // expected; guarded by mutex_
   std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class; guarded by mutex_
+  std::array<Rate, kPriorityCount> offered_;   // every request per class; guarded by mutex_
 };
 
 }  // namespace supportd::sched

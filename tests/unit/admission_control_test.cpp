@@ -87,8 +87,28 @@ TEST(AdmissionControl, HigherClassesArrivingBeforeTheNextStepMayTakeAFreeSlot) {
   EXPECT_DOUBLE_EQ(control.expected_wait(Priority::kHigh).count(), 0.5);
   EXPECT_GT(control.expected_wait(Priority::kNormal).count(), 1.5);
   // Arriving in the middle of a step, a request cannot start before the step ends.
-  control.step_started(std::chrono::steady_clock::now() - std::chrono::milliseconds(200));
+  control.step_started(std::chrono::steady_clock::now() - std::chrono::milliseconds(200), 0.5);
   EXPECT_NEAR(control.expected_wait(Priority::kHigh).count(), 0.8, 0.05);
+}
+
+TEST(AdmissionControl, RefusedHigherClassRequestsStillCountAsLikelyToTakeAFreeSlot) {
+  // Under overload most high requests are refused while every slot is busy, so few are
+  // accepted; but when a slot frees up, the next high request to arrive takes it. A normal
+  // request must count the high requests offered, not only those accepted so far.
+  AdmissionControl control;
+  const auto now = std::chrono::steady_clock::now();
+  for (int i = 20; i >= 0; --i)  // one completion a second
+    control.record_finish(now - std::chrono::seconds(i));
+  control.set_step_time(0.5);
+  control.set_free_slots(0);
+  for (int i = 0; i < 10; ++i) {  // ten high requests a second, refused: too tight a deadline
+    ASSERT_TRUE(control.enter(Priority::kHigh,
+                              std::chrono::steady_clock::now() + std::chrono::milliseconds(10)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(control.arrival_rate(Priority::kHigh), 0.0);  // none accepted
+  control.set_free_slots(1);
+  EXPECT_GT(control.expected_wait(Priority::kNormal).count(), 1.5);
 }
 
 TEST(AdmissionControl, BatchesFinishingTogetherDoNotInflateTheRate) {

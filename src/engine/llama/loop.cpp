@@ -111,7 +111,6 @@ void LlamaEngine::Loop::run() {
                                                          : 0);
     refuse_unreachable_deadlines();
     if (!running_.empty()) {
-      engine_.admission_.step_started(Clock::now());
       step();
       predict_completions();
     } else if (!scheduler_.empty()) {

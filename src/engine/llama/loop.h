@@ -15,6 +15,7 @@
 #include "engine/llama/llama_engine.h"
 #include "engine/llama/sampler.h"
 #include "engine/prefix_cache.h"
+#include "engine/step_time.h"
 #include "engine/stop_matcher.h"
 #include "engine/thread_tuner.h"
 #include "llama.h"
@@ -132,6 +133,7 @@ class LlamaEngine::Loop {
   ThreadTuner tuner_;
   int threads_ = 0;          // threads the context is set to use now
   double mean_step_ms_ = 0;  // recent step time, for predict_completions()
+  StepTimeModel step_time_;  // by the tokens a step carries, for admission control
 
   // Published snapshot: guarded by stats_mutex_.
   mutable std::mutex stats_mutex_;

@@ -65,6 +65,7 @@ void LlamaEngine::Loop::step() {
     threads_ = threads;
   }
   const auto started = Clock::now();
+  engine_.admission_.step_started(started, step_time_.predict(batch_.n_tokens) / 1e3);
   if (!decode_batch(batch_.n_tokens)) {
     for (const auto& p : planned) {
       // Drop whatever part of this step reached the cache, then fail the request.
@@ -79,6 +80,7 @@ void LlamaEngine::Loop::step() {
   counters_.steps += 1;
   counters_.step_tokens += batch_.n_tokens;
   counters_.last_step_ms = std::chrono::duration<double, std::milli>(decoded - started).count();
+  step_time_.record(batch_.n_tokens, counters_.last_step_ms);
   counters_.threads = threads;
   if (options_.threads <= 0) tuner_.record(threads, batch_.n_tokens, counters_.last_step_ms);
 

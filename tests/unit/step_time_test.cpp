@@ -1,0 +1,44 @@
+#include "engine/step_time.h"
+
+#include <gtest/gtest.h>
+
+namespace supportd::engine {
+namespace {
+
+TEST(StepTimeModel, FitsAFixedCostPlusACostPerToken) {
+  // Steps of 4 decode tokens (10 ms) and, now and then, a 256-token prompt chunk (330 ms):
+  // 8 ms per step plus 0.5 ms per token.
+  StepTimeModel model;
+  for (int i = 0; i < 100; ++i) {
+    model.record(4, 10);
+    if (i % 5 == 0) model.record(260, 138);
+  }
+  EXPECT_NEAR(model.predict(4), 10, 0.5);
+  EXPECT_NEAR(model.predict(260), 138, 0.5);
+  EXPECT_NEAR(model.predict(132), 74, 0.5);  // never seen, on the line
+}
+
+TEST(StepTimeModel, OneSizeOnlyPredictsItsMeanAndNothingBeforeAStep) {
+  StepTimeModel model;
+  EXPECT_EQ(model.predict(10), 0);
+  model.record(4, 10);
+  model.record(4, 12);
+  EXPECT_GT(model.predict(4), 10);
+  EXPECT_LT(model.predict(4), 12);
+  EXPECT_EQ(model.predict(400), model.predict(4));
+}
+
+TEST(StepTimeModel, RecentStepsOutweighOldOnes) {
+  // The machine got slower (another process took a core): predictions follow within a few
+  // dozen steps.
+  StepTimeModel model(16);
+  for (int i = 0; i < 200; ++i)
+    model.record(i % 2 ? 4 : 64, i % 2 ? 10 : 40);
+  for (int i = 0; i < 100; ++i)
+    model.record(i % 2 ? 4 : 64, i % 2 ? 20 : 80);
+  EXPECT_NEAR(model.predict(4), 20, 1);
+  EXPECT_NEAR(model.predict(64), 80, 1);
+}
+
+}  // namespace
+}  // namespace supportd::engine
