@@ -9,6 +9,13 @@
 namespace supportd::sched {
 namespace {
 
+// Twenty-one completions `gap` apart, the last one at `until`: a measured rate of 1 / gap.
+void record_completions(AdmissionControl& control, std::chrono::milliseconds gap,
+                        std::chrono::steady_clock::time_point until) {
+  for (int i = 20; i >= 0; --i)
+    control.record_finish(until - gap * i);
+}
+
 TEST(AdmissionControl, RefusesWhenAClassQueueIsFull) {
   AdmissionOptions options;
   options.queue_limit = {1, 2, 0};
@@ -52,8 +59,7 @@ TEST(AdmissionControl, RequestsArrivingDuringAStepShareTheFreeSlots) {
   // normal arrivals will take them; a third waits for a completion and its deadline counts.
   AdmissionControl control;
   const auto now = std::chrono::steady_clock::now();
-  for (int i = 20; i >= 0; --i)  // one completion a second
-    control.record_finish(now - std::chrono::seconds(i));
+  record_completions(control, std::chrono::seconds(1), now);  // one completion a second
   control.set_free_slots(2);
   const auto soon = now + std::chrono::milliseconds(500);
   ASSERT_FALSE(control.enter(Priority::kNormal, soon));
@@ -74,8 +80,7 @@ TEST(AdmissionControl, HigherClassesArrivingBeforeTheNextStepMayTakeAFreeSlot) {
   // waits for a completion; a high one does not, but its first token is a step away.
   AdmissionControl control;
   const auto now = std::chrono::steady_clock::now();
-  for (int i = 20; i >= 0; --i)  // one completion a second
-    control.record_finish(now - std::chrono::seconds(i));
+  record_completions(control, std::chrono::seconds(1), now);  // one completion a second
   control.set_free_slots(1);
   control.set_step_time(0.5);
   EXPECT_DOUBLE_EQ(control.expected_wait(Priority::kNormal).count(), 0.5);  // nobody overtakes
@@ -97,8 +102,7 @@ TEST(AdmissionControl, RefusedHigherClassRequestsStillCountAsLikelyToTakeAFreeSl
   // request must count the high requests offered, not only those accepted so far.
   AdmissionControl control;
   const auto now = std::chrono::steady_clock::now();
-  for (int i = 20; i >= 0; --i)  // one completion a second
-    control.record_finish(now - std::chrono::seconds(i));
+  record_completions(control, std::chrono::seconds(1), now);  // one completion a second
   control.set_step_time(0.5);
   control.set_free_slots(0);
   for (int i = 0; i < 10; ++i) {  // ten high requests a second, refused: too tight a deadline
@@ -162,8 +166,7 @@ TEST(AdmissionControl, APredictionStandsInUntilCompletionsAreMeasured) {
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->error.code, ErrorCode::kDeadline);
   // Measured completions take over.
-  for (int i = 20; i >= 0; --i)
-    control.record_finish(now - std::chrono::milliseconds(10 * i));
+  record_completions(control, std::chrono::milliseconds(10), now);
   EXPECT_GT(control.completion_rate(), 50.0);
 }
 
@@ -173,8 +176,7 @@ TEST(AdmissionControl, HigherClassesArrivingLengthenALowerClassWait) {
   // high arrival rate, while a high request's does not.
   AdmissionControl control;
   const auto now = std::chrono::steady_clock::now();
-  for (int i = 20; i >= 0; --i)
-    control.record_finish(now - std::chrono::milliseconds(100 * i));
+  record_completions(control, std::chrono::milliseconds(100), now);
   const double normal_before = control.expected_wait(Priority::kNormal, 0).count();
   EXPECT_NEAR(normal_before, 0.1, 0.05);
   for (int i = 0; i < 20; ++i)
