@@ -72,14 +72,14 @@ void AdmissionControl::Rate::record(std::chrono::steady_clock::time_point when) 
     // The mean gap over roughly the last 16 events, and its inverse. (Averaging the
     // instantaneous rates 1/gap instead overestimates badly: sequences of one batch finish
     // together, and their near-zero gaps dominated the average, so deadlines that could not
-    // be met were accepted and expired in the queue.)
-    if (mean_gap == 0) {
-      mean_gap = gap;
-    } else {
-      const double difference = gap - mean_gap;
-      mean_gap += difference / 16.0;
-      gap_variance = (1 - 1 / 16.0) * (gap_variance + difference * difference / 16.0);
-    }
+    // be met were accepted and expired in the queue.) Until 16 gaps are seen, the plain mean
+    // and variance of all of them: seeded by its first gap alone, the average took seconds to
+    // forget a cold start's first batch finishing together.
+    gaps = std::min(gaps + 1, 16);
+    const double weight = 1.0 / gaps;
+    const double difference = gap - mean_gap;
+    mean_gap += difference * weight;
+    gap_variance = (1 - weight) * (gap_variance + difference * difference * weight);
   }
   last = std::max(last, when);
 }
@@ -90,6 +90,11 @@ double AdmissionControl::Rate::per_second(std::chrono::steady_clock::time_point 
   const double rate = 1.0 / mean_gap;
   const double idle = std::chrono::duration<double>(now - last).count();
   return idle > 0 ? std::min(rate, std::max(1.0 / idle, rate * floor)) : rate;
+}
+
+void AdmissionControl::engine_busy(std::chrono::steady_clock::time_point when) {
+  std::lock_guard lock(mutex_);
+  completions_.last = std::max(completions_.last, when);
 }
 
 void AdmissionControl::record_finish(std::chrono::steady_clock::time_point when) {

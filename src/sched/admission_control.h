@@ -37,6 +37,9 @@ class AdmissionControl {
 
   // Engine-side measurement: a request finished at `when` (feeds the service rate).
   void record_finish(std::chrono::steady_clock::time_point when = std::chrono::steady_clock::now());
+  // The engine started a request with nothing running: the gap to the next completion counts
+  // from `when` (an idle engine completes nothing; its idle time says nothing of its rate).
+  void engine_busy(std::chrono::steady_clock::time_point when = std::chrono::steady_clock::now());
   // Sequence slots that will be free for the requests now waiting at the engine's next start
   // (0 while requests already wait for one). Slots free up only between engine steps, so
   // requests arriving during a step take them in class order and the rest wait for completions.
@@ -80,6 +83,7 @@ class AdmissionControl {
   struct Rate {
     double mean_gap = 0;      // seconds
     double gap_variance = 0;  // seconds squared
+    int gaps = 0;             // gaps seen, up to the 16 averaged over
     std::chrono::steady_clock::time_point last;
     void record(std::chrono::steady_clock::time_point when);
     // Events per second; a silence longer than the mean gap lowers it (down to `floor` times

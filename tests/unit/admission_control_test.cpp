@@ -130,6 +130,32 @@ TEST(AdmissionControl, BatchesFinishingTogetherDoNotInflateTheRate) {
   EXPECT_LT(rate, 8.0);
 }
 
+TEST(AdmissionControl, AColdStartsFirstBatchFinishingTogetherIsNotAFastRate) {
+  // A fresh engine starts four sequences at once; a second later all four finish in one step.
+  // That is four completions a second. Averaged from its first near-zero gap instead, the rate
+  // looked thousands a second fast for several seconds, and deadlines accepted against it were
+  // refused late in the queue.
+  AdmissionControl control;
+  const auto start = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  control.engine_busy(start);
+  for (int i = 0; i < 4; ++i)
+    control.record_finish(start + std::chrono::seconds(1) + std::chrono::microseconds(i));
+  const double rate = control.completion_rate();
+  EXPECT_GT(rate, 2.0);
+  EXPECT_LT(rate, 8.0);
+}
+
+TEST(AdmissionControl, AnIdleSpellIsNotPartOfTheServiceRate) {
+  // Ten completions a second, then nothing to do for a minute; busy again, the next completion
+  // 0.1 s later keeps the rate at about ten a second.
+  AdmissionControl control;
+  const auto now = std::chrono::steady_clock::now();
+  record_completions(control, std::chrono::milliseconds(100), now - std::chrono::seconds(60));
+  control.engine_busy(now - std::chrono::milliseconds(100));
+  control.record_finish(now);
+  EXPECT_NEAR(control.completion_rate(), 10.0, 1.0);
+}
+
 TEST(AdmissionControl, BurstyCompletionsLengthenTheWait) {
   // Four completions a second either way: evenly spaced, or four at once every second. A
   // request that needs one completion waits about 0.25 s in the first case, but up to a

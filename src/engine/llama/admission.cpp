@@ -14,6 +14,7 @@ std::int64_t LlamaEngine::Loop::free_cells() const {
 
 void LlamaEngine::Loop::admit() {
   const auto now = Clock::now();
+  const bool idle = running_.empty();
   while (const sched::Ticket* next = scheduler_.next(now, static_cast<int>(running_.size()))) {
     const sched::Ticket candidate = *next;  // a copy: preempting pushes into the scheduler
     const bool fits = !free_seq_ids_.empty() && candidate.cells <= free_cells();
@@ -21,6 +22,7 @@ void LlamaEngine::Loop::admit() {
     const sched::Ticket ticket = scheduler_.pop(candidate.id);
     auto node = waiting_.extract(ticket.id);
     start(std::move(node.mapped()));
+    if (idle && running_.size() == 1) engine_.admission_.engine_busy(now);
   }
 }
 

@@ -2,6 +2,7 @@
 #include "engine/llama/loop.h"
 
 #include <algorithm>
+#include <cmath>
 #include <future>
 
 #include <spdlog/spdlog.h>
@@ -180,6 +181,8 @@ void LlamaEngine::Loop::expire_deadlines() {
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     Sequence& s = *it->second;
     if (s.request.deadline && *s.request.deadline <= now && !s.has_first_token) {
+      spdlog::debug("request {} expired after waiting {:.0f} ms", s.id,
+                    std::chrono::duration<double, std::milli>(now - s.submitted).count());
       it = refuse_waiting(it, "the request could not start before its deadline (timeout)");
     } else {
       ++it;
@@ -244,20 +247,19 @@ LlamaEngine::Loop::Waiting::iterator LlamaEngine::Loop::refuse_waiting(Waiting::
 }
 
 void LlamaEngine::Loop::predict_completions() {
-  // Until completions are measured, admission control needs some rate to refuse on: the
-  // running sequences finish, at the latest, after their remaining prompt chunks and answer
-  // tokens at the recent step time.
+  // Until completions are measured, admission control needs some rate to refuse on: with its
+  // slots kept full, the engine completes the running sequences' number per service time (all
+  // of a sequence's prompt chunks and answer tokens at the recent step time). Their remaining
+  // times would predict the next completion, but not the rate: midway through, that is twice
+  // too fast, and one sequence about to finish alone claimed a hundred completions a second.
   mean_step_ms_ = mean_step_ms_ == 0 ? counters_.last_step_ms
                                      : mean_step_ms_ + (counters_.last_step_ms - mean_step_ms_) / 8;
   engine_.admission_.set_step_time(mean_step_ms_ / 1e3);
   if (running_.empty() || mean_step_ms_ <= 0) return;
   double steps = 0;
   for (const auto& s : running_) {
-    const double prefill =
-        s->n_past < s->prompt_size
-            ? static_cast<double>(s->prompt_size - s->n_past) / std::max(options_.step_tokens, 1)
-            : 0;
-    steps += prefill + std::max(s->max_new - s->generated, 1);
+    const double prompt = static_cast<double>(s->prompt_size - std::min(s->reused, s->prompt_size));
+    steps += std::ceil(prompt / std::max(options_.step_tokens, 1)) + std::max(s->max_new, 1);
   }
   const double mean_seconds = steps / static_cast<double>(running_.size()) * mean_step_ms_ / 1e3;
   engine_.admission_.set_predicted_rate(static_cast<double>(running_.size()) / mean_seconds);
