@@ -16,6 +16,24 @@ std::string error_message(std::string_view code, std::string_view message) {
   return json::serialize(json::object{{"type", "error"}, {"code", code}, {"message", message}});
 }
 
+// A message's JSON object and its "type", or null when it is not an object with a string type.
+struct Parsed {
+  json::value value;
+  const json::object* object = nullptr;
+  std::string_view type;
+};
+Parsed parse_message(std::string_view text) {
+  Parsed parsed;
+  boost::system::error_code ec;
+  parsed.value = json::parse(text, ec);
+  if (ec || !parsed.value.is_object()) return parsed;
+  const json::value* type = parsed.value.as_object().if_contains("type");
+  if (type == nullptr || !type->is_string()) return parsed;
+  parsed.object = &parsed.value.as_object();
+  parsed.type = type->as_string();
+  return parsed;
+}
+
 // What both sockets share: the desk, the caller's tenant, the peer, and pushes from the hub.
 class DeskSocket : public http::WebSocketHandler, public desk::Listener {
  public:
@@ -45,21 +63,18 @@ class CustomerSocket final : public DeskSocket,
   }
 
   void on_message(std::string_view text) override {
-    boost::system::error_code ec;
-    const json::value message = json::parse(text, ec);
-    const json::object* o = ec ? nullptr : message.if_object();
-    const json::value* type = o ? o->if_contains("type") : nullptr;
-    if (type == nullptr || !type->is_string()) {
+    const Parsed message = parse_message(text);
+    if (message.object == nullptr) {
       peer_->send(error_message("invalid_message",
                                 "send JSON like {\"type\": \"message\", \"text\": \"...\"}"));
       return;
     }
-    if (type->as_string() == "ping") {
+    if (message.type == "ping") {
       peer_->send(R"({"type":"pong"})");
       return;
     }
-    const json::value* body = o->if_contains("text");
-    if (type->as_string() != "message" || body == nullptr || !body->is_string()) {
+    const json::value* body = message.object->if_contains("text");
+    if (message.type != "message" || body == nullptr || !body->is_string()) {
       peer_->send(error_message("invalid_message", "unknown message type, or no \"text\""));
       return;
     }
@@ -87,7 +102,7 @@ class AgentSocket final : public DeskSocket, public std::enable_shared_from_this
     if (!waiting.empty()) peer_->send(waiting);
   }
   void on_message(std::string_view text) override {
-    if (text.find("\"ping\"") != std::string_view::npos) {
+    if (parse_message(text).type == "ping") {
       peer_->send(R"({"type":"pong"})");
     } else {
       peer_->send(error_message("invalid_message",

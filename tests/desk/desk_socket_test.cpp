@@ -128,6 +128,26 @@ TEST_F(DeskSocket, RefusesUnknownAndForgedSessionsBeforeUpgrading) {
   EXPECT_EQ(plain.status, 426);  // a plain GET is told to upgrade
 }
 
+TEST_F(DeskSocket, TheAgentSocketAnswersOnlyARealPing) {
+  Socket agents(server().port(), "/v1/agent/ws");
+  // Skips pushes of the waiting list (other tests' conversations may be waiting).
+  auto next_reply = [&] {
+    for (;;) {
+      json::value reply = agents.receive();
+      if (type_of(reply) != "waiting") return reply;
+    }
+  };
+  agents.send(R"({"type":"ping"})");
+  EXPECT_EQ(type_of(next_reply()), "pong");
+  // A message that merely mentions "ping" is not one.
+  agents.send(R"({"type":"message","text":"ping"})");
+  const json::value reply = next_reply();
+  EXPECT_EQ(type_of(reply), "error");
+  EXPECT_EQ(reply.at("code"), json::value("invalid_message"));
+  agents.send("not json");
+  EXPECT_EQ(type_of(next_reply()), "error");
+}
+
 TEST_F(DeskSocket, AgentsSeeTheWaitingListAndCustomersSeeTheAgent) {
   Socket agents(server().port(), "/v1/agent/ws");
   const std::string session = server().new_session();
