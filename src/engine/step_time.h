@@ -15,6 +15,8 @@ class StepTimeModel {
   void record(int tokens, double milliseconds);
   // Milliseconds for a step of `tokens` tokens; 0 before any step was recorded.
   double predict(int tokens) const;
+  // Milliseconds of the recent steps, on average; 0 before any step was recorded.
+  double mean() const { return mean_ms_; }
 
  private:
   double forget_;

@@ -21,8 +21,11 @@ TEST(StepTimeModel, FitsAFixedCostPlusACostPerToken) {
 TEST(StepTimeModel, OneSizeOnlyPredictsItsMeanAndNothingBeforeAStep) {
   StepTimeModel model;
   EXPECT_EQ(model.predict(10), 0);
+  EXPECT_EQ(model.mean(), 0);
   model.record(4, 10);
   model.record(4, 12);
+  EXPECT_GT(model.mean(), 10);
+  EXPECT_LT(model.mean(), 12);
   EXPECT_GT(model.predict(4), 10);
   EXPECT_LT(model.predict(4), 12);
   EXPECT_EQ(model.predict(400), model.predict(4));

@@ -252,16 +252,15 @@ void LlamaEngine::Loop::predict_completions() {
   // of a sequence's prompt chunks and answer tokens at the recent step time). Their remaining
   // times would predict the next completion, but not the rate: midway through, that is twice
   // too fast, and one sequence about to finish alone claimed a hundred completions a second.
-  mean_step_ms_ = mean_step_ms_ == 0 ? counters_.last_step_ms
-                                     : mean_step_ms_ + (counters_.last_step_ms - mean_step_ms_) / 8;
-  engine_.admission_.set_step_time(mean_step_ms_ / 1e3);
-  if (running_.empty() || mean_step_ms_ <= 0) return;
+  const double step_ms = step_time_.mean();
+  engine_.admission_.set_step_time(step_ms / 1e3);
+  if (running_.empty() || step_ms <= 0) return;
   double steps = 0;
   for (const auto& s : running_) {
     const double prompt = static_cast<double>(s->prompt_size - std::min(s->reused, s->prompt_size));
     steps += std::ceil(prompt / std::max(options_.step_tokens, 1)) + std::max(s->max_new, 1);
   }
-  const double mean_seconds = steps / static_cast<double>(running_.size()) * mean_step_ms_ / 1e3;
+  const double mean_seconds = steps / static_cast<double>(running_.size()) * step_ms / 1e3;
   engine_.admission_.set_predicted_rate(static_cast<double>(running_.size()) / mean_seconds);
 }
 

@@ -132,8 +132,7 @@ class LlamaEngine::Loop {
   ggml_threadpool* threadpool_;  // owned; attached to context_
   ThreadTuner tuner_;
   int threads_ = 0;          // threads the context is set to use now
-  double mean_step_ms_ = 0;  // recent step time, for predict_completions()
-  StepTimeModel step_time_;  // by the tokens a step carries, for admission control
+  StepTimeModel step_time_;  // step times, by tokens and on average, for admission control
 
   // Published snapshot: guarded by stats_mutex_.
   mutable std::mutex stats_mutex_;
