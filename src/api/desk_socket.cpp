@@ -16,22 +16,18 @@ std::string error_message(std::string_view code, std::string_view message) {
   return json::serialize(json::object{{"type", "error"}, {"code", code}, {"message", message}});
 }
 
-// A message's JSON object and its "type", or null when it is not an object with a string type.
-struct Parsed {
-  json::value value;
-  const json::object* object = nullptr;
-  std::string_view type;
-};
-Parsed parse_message(std::string_view text) {
-  Parsed parsed;
+// A socket message parsed, null when it is not JSON.
+json::value parse_message(std::string_view text) {
   boost::system::error_code ec;
-  parsed.value = json::parse(text, ec);
-  if (ec || !parsed.value.is_object()) return parsed;
-  const json::value* type = parsed.value.as_object().if_contains("type");
-  if (type == nullptr || !type->is_string()) return parsed;
-  parsed.object = &parsed.value.as_object();
-  parsed.type = type->as_string();
-  return parsed;
+  json::value message = json::parse(text, ec);
+  return ec ? json::value() : message;
+}
+
+// A message's "type": empty unless it is an object with a string type.
+std::string_view message_type(const json::value& message) {
+  const json::object* object = message.if_object();
+  const json::value* type = object ? object->if_contains("type") : nullptr;
+  return type && type->is_string() ? std::string_view(type->as_string()) : std::string_view();
 }
 
 // What both sockets share: the desk, the caller's tenant, the peer, and pushes from the hub.
@@ -63,18 +59,19 @@ class CustomerSocket final : public DeskSocket,
   }
 
   void on_message(std::string_view text) override {
-    const Parsed message = parse_message(text);
-    if (message.object == nullptr) {
+    const json::value message = parse_message(text);
+    const std::string_view type = message_type(message);
+    if (type.empty()) {
       peer_->send(error_message("invalid_message",
                                 "send JSON like {\"type\": \"message\", \"text\": \"...\"}"));
       return;
     }
-    if (message.type == "ping") {
+    if (type == "ping") {
       peer_->send(R"({"type":"pong"})");
       return;
     }
-    const json::value* body = message.object->if_contains("text");
-    if (message.type != "message" || body == nullptr || !body->is_string()) {
+    const json::value* body = message.as_object().if_contains("text");
+    if (type != "message" || body == nullptr || !body->is_string()) {
       peer_->send(error_message("invalid_message", "unknown message type, or no \"text\""));
       return;
     }
@@ -102,7 +99,7 @@ class AgentSocket final : public DeskSocket, public std::enable_shared_from_this
     if (!waiting.empty()) peer_->send(waiting);
   }
   void on_message(std::string_view text) override {
-    if (parse_message(text).type == "ping") {
+    if (message_type(parse_message(text)) == "ping") {
       peer_->send(R"({"type":"pong"})");
     } else {
       peer_->send(error_message("invalid_message",
