@@ -22,8 +22,8 @@ void LlamaEngine::Loop::admit() {
     const sched::Ticket ticket = scheduler_.pop(candidate.id);
     auto node = waiting_.extract(ticket.id);
     start(std::move(node.mapped()));
-    if (idle && running_.size() == 1) engine_.admission_.engine_busy(now);
   }
+  if (idle && !running_.empty()) engine_.admission_.engine_busy(now);
 }
 
 bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate) {
