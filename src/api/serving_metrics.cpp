@@ -176,6 +176,7 @@ std::string ServingMetrics::stats_json() const {
                       {"prefix_copies_merged", s.prefix_copies_merged},
                       {"steps", s.steps},
                       {"step_tokens", s.step_tokens},
+                      {"split_steps", s.split_steps},
                       {"tokens_generated", s.tokens_generated},
                       {"preemptions", s.preemptions},
                       {"last_step_ms", s.last_step_ms},

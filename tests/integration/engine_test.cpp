@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "collect_sink.h"
 #include "core/utf8.h"
@@ -73,6 +75,56 @@ TEST(Engine, BatchedGreedyOutputEqualsOneAtATime) {
     EXPECT_EQ(sinks[i]->completion().reason, FinishReason::kLength);
   }
   EXPECT_GT(engine->stats().steps, 0);
+}
+
+TEST(Engine, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
+  // Short requests are decoding when two long prompts arrive: their tokens and the prompts'
+  // chunks fill 64-token steps, which the engine decodes in two calls (decode tokens, then the
+  // chunks), sampling each call's logits before the next overwrites them. The first prompt's
+  // last chunk shares its step with the second's, so its first token comes from the second
+  // call's logits.
+  auto long_prompt = [](int clauses) {
+    std::string prompt = "Please summarise our policy. ";
+    for (int i = 0; i < clauses; ++i)
+      prompt += "Clause " + std::to_string(i) + ": refunds take five days. ";
+    return prompt;
+  };
+  const std::vector<std::string> long_prompts = {long_prompt(30), long_prompt(45)};
+  auto engine = make_engine(8, 0);
+  std::vector<std::string> alone;
+  for (const auto& p : kPrompts)
+    alone.push_back(run(*engine, greedy(p, 40)));
+  std::vector<std::string> long_alone;
+  for (const auto& p : long_prompts)
+    long_alone.push_back(run(*engine, greedy(p, 8)));
+  const auto split_before = engine->stats().split_steps;
+
+  std::vector<std::shared_ptr<CollectSink>> sinks;
+  for (const auto& p : kPrompts) {
+    sinks.push_back(std::make_shared<CollectSink>());
+    ASSERT_TRUE(engine->submit(greedy(p, 40), sinks.back()).ok());
+  }
+  // Wait until every short request decodes, then send the long ones.
+  for (const auto& sink : sinks) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (sink->text().empty() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::vector<std::shared_ptr<CollectSink>> long_sinks;
+  for (const auto& p : long_prompts) {
+    long_sinks.push_back(std::make_shared<CollectSink>());
+    ASSERT_TRUE(engine->submit(greedy(p, 8), long_sinks.back()).ok());
+  }
+  for (std::size_t i = 0; i < long_sinks.size(); ++i) {
+    ASSERT_TRUE(long_sinks[i]->wait());
+    EXPECT_EQ(long_sinks[i]->text(), long_alone[i]) << "long prompt " << i;
+  }
+  for (std::size_t i = 0; i < sinks.size(); ++i) {
+    ASSERT_TRUE(sinks[i]->wait());
+    EXPECT_EQ(sinks[i]->text(), alone[i]) << "prompt " << i;
+  }
+  EXPECT_GT(engine->stats().split_steps, split_before)
+      << "no step held decode tokens and chunks together: the test proves nothing";
 }
 
 TEST(Engine, CancellingARunningRequestFreesItsCells) {

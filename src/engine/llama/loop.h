@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -101,9 +102,18 @@ class LlamaEngine::Loop {
   void cache_prefix(Sequence& sequence, std::size_t length);
   void share_cached_cells(Sequence& sequence, std::size_t length);
   std::int64_t free_cells() const;
-  // step.cpp: one llama_decode and what follows
+  // step.cpp: one step's llama_decode calls and what follows
+  struct Planned {
+    Sequence* sequence;
+    int tokens;  // fed in this step
+  };
+  // Rows of a query tile in ggml's CPU flash attention (GGML_FA_TILE_Q): from this many tokens
+  // in one call, it uses the tiled kernel.
+  static constexpr int kAttentionTileRows = 64;
   void step();
-  bool decode_batch(int n_tokens);
+  // Decodes batch_[first, end) (the tokens of `planned`), advances and samples them.
+  bool run_batch(int first, int end, std::span<const Planned> planned, int threads);
+  bool decode_batch(const llama_batch& batch);
   void on_token(Sequence& sequence, Token token);
 
   LlamaEngine& engine_;

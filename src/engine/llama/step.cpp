@@ -1,5 +1,6 @@
 // One engine step: build the batch (decode tokens first, then prefill chunks under the token
-// budget), run llama_decode once, sample every sequence that produced logits.
+// budget), run llama_decode on it (once, or once for each half), sample every sequence that
+// produced logits.
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
@@ -22,10 +23,6 @@ void add_token(llama_batch& batch, Token token, llama_pos pos, int seq_id, bool 
 
 void LlamaEngine::Loop::step() {
   batch_.n_tokens = 0;
-  struct Planned {
-    Sequence* sequence;
-    int tokens;
-  };
   std::vector<Planned> planned;
   planned.reserve(running_.size());
 
@@ -37,6 +34,8 @@ void LlamaEngine::Loop::step() {
     s->batch_index = batch_.n_tokens - 1;
     planned.push_back({s.get(), 1});
   }
+  const int decode_tokens = batch_.n_tokens;
+  const std::size_t decode_sequences = planned.size();
   // Prefill chunks fill the rest of the budget, oldest admission first; a minimum chunk keeps
   // prefill moving even when the decode tokens alone fill the budget.
   const int capacity = std::max(options_.step_tokens, options_.parallel);
@@ -64,9 +63,44 @@ void LlamaEngine::Loop::step() {
     llama_set_n_threads(context_, threads, threads);
     threads_ = threads;
   }
+  // Decode tokens and prefill chunks go to llama_decode separately when the step holds both
+  // and reaches the size at which CPU flash attention switches to its tiled kernel: that
+  // kernel skips a block of cells only when no row of its 64-row tile sees any of them, so a
+  // tile mixing many sequences' tokens attends densely over every cell of the unified cache
+  // (finished conversations kept for reuse included). Apart, each decode row skips what it
+  // cannot see, and a prefill chunk's tiles belong to one sequence.
+  const bool split =
+      decode_tokens > 0 && batch_.n_tokens > decode_tokens && batch_.n_tokens >= kAttentionTileRows;
   const auto started = Clock::now();
-  engine_.admission_.step_started(started, step_time_.predict(batch_.n_tokens) / 1e3);
-  if (!decode_batch(batch_.n_tokens)) {
+  const double predicted_ms = split ? step_time_.predict(decode_tokens) +
+                                          step_time_.predict(batch_.n_tokens - decode_tokens)
+                                    : step_time_.predict(batch_.n_tokens);
+  engine_.admission_.step_started(started, predicted_ms / 1e3);
+  const std::span<const Planned> all(planned);
+  if (split) {
+    ++counters_.split_steps;
+    if (run_batch(0, decode_tokens, all.first(decode_sequences), threads)) {
+      run_batch(decode_tokens, batch_.n_tokens, all.subspan(decode_sequences), threads);
+    }
+  } else {
+    run_batch(0, batch_.n_tokens, all, threads);
+  }
+  counters_.last_step_ms =
+      std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+}
+
+bool LlamaEngine::Loop::run_batch(int first, int end, std::span<const Planned> planned,
+                                  int threads) {
+  // A view of batch_[first, end): llama_decode reads only the arrays.
+  llama_batch part = batch_;
+  part.n_tokens = end - first;
+  part.token += first;
+  part.pos += first;
+  part.n_seq_id += first;
+  part.seq_id += first;
+  part.logits += first;
+  const auto started = Clock::now();
+  if (!decode_batch(part)) {
     for (const auto& p : planned) {
       // Drop whatever part of this step reached the cache, then fail the request.
       llama_memory_seq_rm(memory_, p.sequence->seq_id, static_cast<llama_pos>(p.sequence->n_past),
@@ -74,15 +108,14 @@ void LlamaEngine::Loop::step() {
       finish(*p.sequence, FinishReason::kError,
              Error::make(ErrorCode::kInternal, "the engine failed to decode this request"));
     }
-    return;
+    return false;
   }
-  const auto decoded = Clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   counters_.steps += 1;
-  counters_.step_tokens += batch_.n_tokens;
-  counters_.last_step_ms = std::chrono::duration<double, std::milli>(decoded - started).count();
-  step_time_.record(batch_.n_tokens, counters_.last_step_ms);
+  counters_.step_tokens += part.n_tokens;
+  step_time_.record(part.n_tokens, ms);
   counters_.threads = threads;
-  if (options_.threads <= 0) tuner_.record(threads, batch_.n_tokens, counters_.last_step_ms);
+  if (options_.threads <= 0) tuner_.record(threads, part.n_tokens, ms);
 
   for (const auto& p : planned) {
     Sequence& s = *p.sequence;
@@ -91,11 +124,13 @@ void LlamaEngine::Loop::step() {
     // The prompt is now in the cache: requests that share its beginning can reuse it at once.
     if (!s.has_first_token && s.n_past == s.prompt_size) cache_prefix(s, s.prompt_size);
   }
+  // Logits belong to this call: sample before the next one overwrites them.
   for (const auto& p : planned) {
     Sequence& s = *p.sequence;
     if (s.batch_index < 0 || !s.sink) continue;
-    on_token(s, s.sampler->sample(context_, s.batch_index));
+    on_token(s, s.sampler->sample(context_, s.batch_index - first));
   }
+  return true;
 }
 
 void LlamaEngine::Loop::warm_up() {
@@ -128,15 +163,16 @@ void LlamaEngine::Loop::warm_up() {
                std::chrono::duration<double, std::milli>(Clock::now() - started).count());
 }
 
-bool LlamaEngine::Loop::decode_batch(int n_tokens) {
-  int rc = llama_decode(context_, batch_);
+bool LlamaEngine::Loop::decode_batch(const llama_batch& batch) {
+  const int n_tokens = batch.n_tokens;
+  int rc = llama_decode(context_, batch);
   if (rc == 1) {
     // No room in the KV cache (fragmentation, or more reuse than planned): give the prefix
     // cache's cells back and try once more.
     spdlog::warn("KV cache full for a {}-token step; clearing the prefix cache", n_tokens);
     for (int id : prefix_cache_.clear())
       llama_memory_seq_rm(memory_, id, -1, -1);
-    rc = llama_decode(context_, batch_);
+    rc = llama_decode(context_, batch);
   }
   if (rc != 0) {
     spdlog::error("llama_decode failed with code {} on a {}-token step", rc, n_tokens);
