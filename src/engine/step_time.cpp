@@ -19,9 +19,14 @@ void StepTimeModel::record(int tokens, double milliseconds) {
   covariance_ = (1 - share) * (covariance_ + share * dx * dy);
 }
 
+void StepTimeModel::record_step(double milliseconds) {
+  step_weight_ = step_weight_ * forget_ + 1;
+  step_mean_ms_ += (milliseconds - step_mean_ms_) / step_weight_;
+}
+
 double StepTimeModel::predict(int tokens) const {
   if (weight_ == 0) return 0;
-  // With steps of one size only, the slope is unknown: their mean is the best guess.
+  // With calls of one size only, the slope is unknown: their mean is the best guess.
   const double slope = tokens_variance_ > 1e-9 ? std::max(covariance_ / tokens_variance_, 0.0) : 0;
   return std::max(mean_ms_ + slope * (tokens - mean_tokens_), 0.0);
 }

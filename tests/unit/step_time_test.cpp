@@ -23,12 +23,28 @@ TEST(StepTimeModel, OneSizeOnlyPredictsItsMeanAndNothingBeforeAStep) {
   EXPECT_EQ(model.predict(10), 0);
   EXPECT_EQ(model.mean(), 0);
   model.record(4, 10);
+  model.record_step(10);
   model.record(4, 12);
+  model.record_step(12);
   EXPECT_GT(model.mean(), 10);
   EXPECT_LT(model.mean(), 12);
   EXPECT_GT(model.predict(4), 10);
   EXPECT_LT(model.predict(4), 12);
   EXPECT_EQ(model.predict(400), model.predict(4));
+}
+
+TEST(StepTimeModel, AStepOfTwoCallsCountsWholeInTheMean) {
+  // Decode tokens (80 ms) and a prompt chunk (240 ms) decoded apart are one 320 ms step: a
+  // request waits for both, and the per-call line still predicts each call.
+  StepTimeModel model;
+  for (int i = 0; i < 50; ++i) {
+    model.record(16, 80);
+    model.record(75, 240);
+    model.record_step(320);
+  }
+  EXPECT_NEAR(model.mean(), 320, 1);
+  EXPECT_NEAR(model.predict(16), 80, 1);
+  EXPECT_NEAR(model.predict(75), 240, 1);
 }
 
 TEST(StepTimeModel, RecentStepsOutweighOldOnes) {

@@ -87,6 +87,7 @@ void LlamaEngine::Loop::step() {
   }
   counters_.last_step_ms =
       std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  step_time_.record_step(counters_.last_step_ms);
 }
 
 bool LlamaEngine::Loop::run_batch(int first, int end, std::span<const Planned> planned,
