@@ -107,13 +107,6 @@ void AdmissionControl::set_predicted_rate(double per_second) {
   predicted_rate_ = std::max(per_second, 0.0);
 }
 
-void AdmissionControl::set_finish_bounds(std::chrono::steady_clock::time_point when,
-                                         std::vector<double> seconds) {
-  std::lock_guard lock(mutex_);
-  bounds_at_ = when;
-  finish_bounds_ = std::move(seconds);
-}
-
 void AdmissionControl::set_step_time(double seconds) {
   std::lock_guard lock(mutex_);
   step_seconds_ = std::max(seconds, 0.0);
@@ -159,16 +152,8 @@ std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority,
   // keeps the estimate finite (it is then long enough to refuse any sensible deadline).
   const double left = std::max(rate - overtaking, rate / 16.0);
   const double starts = ahead + 1;
-  const double step = step_time();
-  double wait = step + (starts + 2 * completion_spread() * std::sqrt(starts)) / left;
-  std::lock_guard lock(mutex_);
-  if (ahead >= 0 && ahead < static_cast<int>(finish_bounds_.size())) {
-    const double since =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - bounds_at_).count();
-    wait = std::min(wait,
-                    std::max(finish_bounds_[static_cast<std::size_t>(ahead)] - since, 0.0) + step);
-  }
-  return std::chrono::duration<double>(wait);
+  return std::chrono::duration<double>(
+      step_time() + (starts + 2 * completion_spread() * std::sqrt(starts)) / left);
 }
 
 std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority) const {

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
-#include <vector>
 
 #include "core/status.h"
 #include "sched/priority.h"
@@ -55,11 +54,6 @@ class AdmissionControl {
   // surge): completions per second expected from the running sequences' remaining tokens and
   // the step time; 0 when unknown.
   void set_predicted_rate(double per_second);
-  // Engine-side bound: seconds from `when` until each running sequence finishes at the latest
-  // (its prompt and every answer token left at the step time; end-of-generation only makes it
-  // sooner), sorted. The first waiting requests start as those finish, so their wait is at
-  // most that, whatever a rate averaged over bunched completions says.
-  void set_finish_bounds(std::chrono::steady_clock::time_point when, std::vector<double> seconds);
 
   // Requests per second the engine completes (recent average), and the spread of the gaps
   // between completions (standard deviation / mean).
@@ -72,8 +66,7 @@ class AdmissionControl {
   // meanwhile take (they overtake it), plus two standard deviations of that many gaps (the
   // gaps are bursty: a batch finishes together, then nothing for a while), so that a request
   // accepted against it rarely misses its deadline in the queue; plus the step that produces
-  // its first token. Zero while the rate is unknown. When fewer than the running sequences
-  // start before it, at most the bound on the (ahead + 1)-th of them finishing plus a step.
+  // its first token. Zero while the rate is unknown.
   std::chrono::duration<double> expected_wait(Priority priority, int ahead) const;
   // The same for a request that has just entered the queue, from now: the rest of the running
   // step, then the first token's step when a free slot is left for it (everyone else waiting
@@ -107,12 +100,10 @@ class AdmissionControl {
   std::array<std::atomic<int>, kPriorityCount> waiting_{};
   std::atomic<int> free_slots_{1 << 20};  // until the engine says
   mutable std::mutex mutex_;
-  Rate completions_;                                 // guarded by mutex_
-  double predicted_rate_ = 0;                        // guarded by mutex_
-  std::vector<double> finish_bounds_;                // guarded by mutex_
-  std::chrono::steady_clock::time_point bounds_at_;  // guarded by mutex_
-  double step_seconds_ = 0;                          // guarded by mutex_
-  std::chrono::steady_clock::time_point step_end_;   // expected; guarded by mutex_
+  Rate completions_;                                // guarded by mutex_
+  double predicted_rate_ = 0;                       // guarded by mutex_
+  double step_seconds_ = 0;                         // guarded by mutex_
+  std::chrono::steady_clock::time_point step_end_;  // expected; guarded by mutex_
   std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class; guarded by mutex_
   std::array<Rate, kPriorityCount> offered_;   // every request per class; guarded by mutex_
 };

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
-#include <thread>
 
 #include "collect_sink.h"
 #include "engine/llama/llama_engine.h"
@@ -218,38 +217,6 @@ TEST(EngineScheduling, OnAColdStartTheRunningRequestsPredictTheWait) {
   ASSERT_TRUE(blocker->wait());
   ASSERT_TRUE(patient->wait());
   EXPECT_EQ(patient->completion().reason, FinishReason::kLength);
-}
-
-TEST(EngineScheduling, ARequestTheRunningSequencesMakeRoomForInTimeIsAccepted) {
-  // A cold start: nothing has finished, so the rate comes from the running request's whole
-  // service time, with a spread assumed as large as its mean: a request arriving when the
-  // running one is nearly done would be refused at three service times, though the slot frees
-  // within a hundred steps (its mean step time may be several times the test's under load). The
-  // running sequences' remaining tokens bound the wait: accepted, and it starts before its
-  // deadline.
-  auto engine = make_engine(1, EngineOptions::Preemption::kOff);
-  const auto wait_tokens = [&](std::int64_t n) {
-    const auto give_up = Clock::now() + std::chrono::seconds(60);
-    while (engine->stats().tokens_generated < n && Clock::now() < give_up)
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    return engine->stats().tokens_generated >= n;
-  };
-  auto blocker = std::make_shared<CollectSink>();
-  ASSERT_TRUE(engine->submit(greedy("occupy", 4000), blocker).ok());
-  ASSERT_TRUE(wait_tokens(200));
-  const auto from = Clock::now();
-  ASSERT_TRUE(wait_tokens(1000));
-  const auto step = (Clock::now() - from) / 800;
-  ASSERT_TRUE(wait_tokens(3900));
-  GenerationRequest r = greedy("in a hurry", 4);
-  r.deadline = Clock::now() + 2000 * step;  // 20 times the bound, a sixth of the rate's wait
-  auto hurried = std::make_shared<CollectSink>();
-  auto id = engine->submit(r, hurried);
-  ASSERT_TRUE(id.ok()) << id.error().message;
-  ASSERT_TRUE(hurried->wait());
-  EXPECT_EQ(hurried->completion().reason, FinishReason::kLength);
-  ASSERT_TRUE(blocker->wait());
-  EXPECT_EQ(blocker->completion().reason, FinishReason::kLength);
 }
 
 TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {

@@ -111,10 +111,10 @@ void LlamaEngine::Loop::run() {
     engine_.admission_.set_free_slots(scheduler_.empty() ? static_cast<int>(free_seq_ids_.size())
                                                          : 0);
     refuse_unreachable_deadlines();
-    const bool stepping = !running_.empty();
-    if (stepping) step();
-    predict_completions();
-    if (!stepping && !scheduler_.empty()) {
+    if (!running_.empty()) {
+      step();
+      predict_completions();
+    } else if (!scheduler_.empty()) {
       // Waiting without running: a dynamic-batching window is open. Nap briefly.
       std::unique_lock lock(inbox_mutex_);
       inbox_cv_.wait_for(lock, std::chrono::milliseconds(2));
@@ -246,22 +246,6 @@ LlamaEngine::Loop::Waiting::iterator LlamaEngine::Loop::refuse_waiting(Waiting::
   return waiting_.erase(it);
 }
 
-std::vector<double> LlamaEngine::Loop::finish_bounds() const {
-  const double step_seconds = step_time_.mean() / 1e3;
-  std::vector<double> bounds;
-  if (step_seconds <= 0) return bounds;
-  for (const auto& s : running_) {
-    if (!s->sink) continue;
-    const std::size_t prompt_left = s->prompt_size > s->n_past ? s->prompt_size - s->n_past : 0;
-    const double steps = std::ceil(static_cast<double>(prompt_left) /
-                                   static_cast<double>(std::max(options_.step_tokens, 1))) +
-                         std::max(s->max_new - s->generated, 0);
-    bounds.push_back(steps * step_seconds);
-  }
-  std::sort(bounds.begin(), bounds.end());
-  return bounds;
-}
-
 void LlamaEngine::Loop::predict_completions() {
   // Until completions are measured, admission control needs some rate to refuse on: with its
   // slots kept full, the engine completes the running sequences' number per service time (all
@@ -270,7 +254,6 @@ void LlamaEngine::Loop::predict_completions() {
   // too fast, and one sequence about to finish alone claimed a hundred completions a second.
   const double step_ms = step_time_.mean();
   engine_.admission_.set_step_time(step_ms / 1e3);
-  engine_.admission_.set_finish_bounds(Clock::now(), finish_bounds());
   if (running_.empty() || step_ms <= 0) return;
   double steps = 0;
   for (const auto& s : running_) {

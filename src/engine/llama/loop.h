@@ -85,10 +85,7 @@ class LlamaEngine::Loop {
   void take_inbox(bool wait);
   void expire_deadlines();
   void refuse_unreachable_deadlines();
-  void predict_completions();  // and the bounds on the running sequences' finishing times
-  // Seconds until each running sequence finishes at the latest (its prompt chunks and every
-  // answer token left, at the mean step time), sorted.
-  std::vector<double> finish_bounds() const;
+  void predict_completions();
   // Ends a waiting request with a deadline refusal (503 with Retry-After); returns the next.
   using Waiting = std::map<RequestId, std::unique_ptr<Sequence>>;
   Waiting::iterator refuse_waiting(Waiting::iterator it, std::string message);
