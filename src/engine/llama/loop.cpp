@@ -106,8 +106,6 @@ void LlamaEngine::Loop::run() {
     expire_deadlines();
     erase_finished();
     admit();
-    // Requests arriving during the coming step are judged by the sequences it runs.
-    predict_completions();
     // What admit() left waiting holds no slot (dynamic batching, or short of KV cells): new
     // arrivals then count on none.
     engine_.admission_.set_free_slots(scheduler_.empty() ? static_cast<int>(free_seq_ids_.size())
@@ -115,6 +113,7 @@ void LlamaEngine::Loop::run() {
     refuse_unreachable_deadlines();
     if (!running_.empty()) {
       step();
+      predict_completions();
     } else if (!scheduler_.empty()) {
       // Waiting without running: a dynamic-batching window is open. Nap briefly.
       std::unique_lock lock(inbox_mutex_);
@@ -222,19 +221,9 @@ void LlamaEngine::Loop::refuse_unreachable_deadlines() {
     const auto wait = engine_.admission_.expected_wait(place.priority, ahead);
     if (s.request.deadline && !s.has_first_token &&
         now + std::chrono::duration_cast<Clock::duration>(wait) > *s.request.deadline) {
-      if (spdlog::should_log(spdlog::level::debug)) {
-        const auto& admission = engine_.admission_;
-        double higher = 0;
-        for (int p = 0; p < static_cast<int>(place.priority); ++p)
-          higher += admission.arrival_rate(static_cast<Priority>(p));
-        spdlog::debug(
-            "request {} refused after waiting {:.0f} ms: expected wait {:.0f} ms, {} ahead "
-            "(completions {:.2f}/s, spread {:.2f}, higher classes accepted {:.2f}/s, step {:.0f} "
-            "ms)",
-            s.id, std::chrono::duration<double, std::milli>(now - s.submitted).count(),
-            wait.count() * 1e3, ahead, admission.completion_rate(), admission.completion_spread(),
-            higher, step_time_.mean());
-      }
+      spdlog::debug("request {} refused after waiting {:.0f} ms: expected wait {:.0f} ms, {} ahead",
+                    s.id, std::chrono::duration<double, std::milli>(now - s.submitted).count(),
+                    wait.count() * 1e3, ahead);
       refuse_waiting(place.it,
                      fmt::format("the request can no longer start before its deadline (expected "
                                  "wait {:.1f} s at the current service rate)",
@@ -259,24 +248,19 @@ LlamaEngine::Loop::Waiting::iterator LlamaEngine::Loop::refuse_waiting(Waiting::
 
 void LlamaEngine::Loop::predict_completions() {
   // Until completions are measured, admission control needs some rate to refuse on: with its
-  // slots kept full, the engine completes the running sequences' number per service time (a
-  // sequence's prompt chunks at the time of a full step, its answer tokens at that of a decode
-  // step of the running sequences: the mean step, one long prompt step in it, made a cold start
-  // twice too slow right after its first step). Their remaining times would predict the next
-  // completion, but not the rate: midway through, that is twice too fast, and one sequence
-  // about to finish alone claimed a hundred completions a second.
+  // slots kept full, the engine completes the running sequences' number per service time (all
+  // of a sequence's prompt chunks and answer tokens at the recent step time). Their remaining
+  // times would predict the next completion, but not the rate: midway through, that is twice
+  // too fast, and one sequence about to finish alone claimed a hundred completions a second.
   const double step_ms = step_time_.mean();
   engine_.admission_.set_step_time(step_ms / 1e3);
   if (running_.empty() || step_ms <= 0) return;
-  const double chunk_ms = step_time_.predict(options_.step_tokens);
-  const double decode_ms = step_time_.predict(static_cast<int>(running_.size()));
-  double total_ms = 0;
+  double steps = 0;
   for (const auto& s : running_) {
     const double prompt = static_cast<double>(s->prompt_size - std::min(s->reused, s->prompt_size));
-    total_ms += std::ceil(prompt / std::max(options_.step_tokens, 1)) * chunk_ms +
-                std::max(s->max_new, 1) * decode_ms;
+    steps += std::ceil(prompt / std::max(options_.step_tokens, 1)) + std::max(s->max_new, 1);
   }
-  const double mean_seconds = total_ms / static_cast<double>(running_.size()) / 1e3;
+  const double mean_seconds = steps / static_cast<double>(running_.size()) * step_ms / 1e3;
   engine_.admission_.set_predicted_rate(static_cast<double>(running_.size()) / mean_seconds);
 }
 

@@ -156,19 +156,8 @@ void LlamaEngine::Loop::warm_up() {
     batch_.n_tokens = 0;
     for (int s = 0; s < sequences; ++s)
       add_token(batch_, sample[0], prompt + k, s, true);
-    const auto decode_started = Clock::now();
     ok = llama_decode(context_, batch_) == 0;
-    // Admission control's first estimates: without them, requests arriving during the first
-    // real step were accepted on no rate at all and refused a step later. (The prompt call
-    // above also pays one-time costs, so it is left out.)
-    const double ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - decode_started).count();
-    if (ok && k > 0) {
-      step_time_.record(batch_.n_tokens, ms);
-      step_time_.record_step(ms);
-    }
   }
-  engine_.admission_.set_step_time(step_time_.mean() / 1e3);
   llama_memory_clear(memory_, true);
   spdlog::info("engine: warm-up {} ({} sequences x {} tokens, {:.0f} ms)", ok ? "done" : "FAILED",
                sequences, prompt,
