@@ -32,7 +32,7 @@ std::optional<Refusal> AdmissionControl::enter(
   const int index = static_cast<int>(priority);
   {
     std::lock_guard lock(mutex_);
-    offered_.record(index, std::chrono::steady_clock::now());
+    offered_[index].record(std::chrono::steady_clock::now());
   }
   const int limit = options_.queue_limit[index];
   const int now_waiting = waiting_[index].fetch_add(1) + 1;
@@ -58,7 +58,7 @@ std::optional<Refusal> AdmissionControl::enter(
     }
   }
   std::lock_guard lock(mutex_);
-  arrivals_.record(index, now);
+  arrivals_[index].record(now);
   return std::nullopt;
 }
 
@@ -141,8 +141,7 @@ double AdmissionControl::completion_spread() const {
 double AdmissionControl::arrival_rate(Priority priority) const {
   std::lock_guard lock(mutex_);
   // A class that stopped arriving takes nothing away from the others.
-  const int index = static_cast<int>(priority);
-  return arrivals_.per_second(std::chrono::steady_clock::now(), index, index + 1);
+  return arrivals_[static_cast<int>(priority)].per_second(std::chrono::steady_clock::now(), 0);
 }
 
 std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority, int ahead) const {
@@ -176,26 +175,14 @@ std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority)
   return std::chrono::duration<double>(rest) + expected_wait(priority, ahead);
 }
 
-void AdmissionControl::Mix::record(int index, std::chrono::steady_clock::time_point when) {
-  all.record(when);
-  events = std::min(events + 1, 64);
-  const double weight = 1.0 / events;  // a plain average until 64, then exponential
-  for (int p = 0; p < kPriorityCount; ++p)
-    share[p] = share[p] * (1 - weight) + (p == index ? weight : 0);
-}
-
-double AdmissionControl::Mix::per_second(std::chrono::steady_clock::time_point now, int from,
-                                         int to) const {
-  double part = 0;
-  for (int p = from; p < to; ++p)
-    part += share[p];
-  // Arrivals that stopped take nothing (no floor on the silence).
-  return part > 0 ? all.per_second(now, 0) * part : 0;
-}
-
-double AdmissionControl::higher_rate(Priority priority, const Mix& mix) const {
+double AdmissionControl::higher_rate(Priority priority,
+                                     const std::array<Rate, kPriorityCount>& rates) const {
   std::lock_guard lock(mutex_);
-  return mix.per_second(std::chrono::steady_clock::now(), 0, static_cast<int>(priority));
+  const auto now = std::chrono::steady_clock::now();
+  double rate = 0;
+  for (int p = 0; p < static_cast<int>(priority); ++p)
+    rate += rates[p].per_second(now, 0);  // a class that stopped arriving takes nothing
+  return rate;
 }
 
 double AdmissionControl::step_time() const {

@@ -91,20 +91,8 @@ class AdmissionControl {
     double per_second(std::chrono::steady_clock::time_point now, double floor) const;
   };
 
-  // Requests of every class: their rate together, and each class's share of the recent ones.
-  // A class's own gaps say little until it has had many (in a surge's first second, two high
-  // requests 150 ms apart read as 6.8 a second where the mix sends 0.85): the rate of all
-  // classes together is measured from many more events, and the share is an unbiased count.
-  struct Mix {
-    Rate all;
-    std::array<double, kPriorityCount> share{};  // sums to 1 once anything was recorded
-    int events = 0;                              // up to the 64 the shares average over
-    void record(int index, std::chrono::steady_clock::time_point when);
-    double per_second(std::chrono::steady_clock::time_point now, int from, int to) const;
-  };
-
-  // Events per second of the classes above `priority`, from `mix` (arrivals_ or offered_).
-  double higher_rate(Priority priority, const Mix& mix) const;
+  // Events per second of the classes above `priority`, from `rates` (arrivals_ or offered_).
+  double higher_rate(Priority priority, const std::array<Rate, kPriorityCount>& rates) const;
   double step_time() const;
   double rest_of_step(std::chrono::steady_clock::time_point now) const;  // seconds, >= 0
 
@@ -116,8 +104,8 @@ class AdmissionControl {
   double predicted_rate_ = 0;                       // guarded by mutex_
   double step_seconds_ = 0;                         // guarded by mutex_
   std::chrono::steady_clock::time_point step_end_;  // expected; guarded by mutex_
-  Mix arrivals_;                                    // accepted requests; guarded by mutex_
-  Mix offered_;                                     // every request; guarded by mutex_
+  std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class; guarded by mutex_
+  std::array<Rate, kPriorityCount> offered_;   // every request per class; guarded by mutex_
 };
 
 }  // namespace supportd::sched

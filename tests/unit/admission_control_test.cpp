@@ -217,22 +217,6 @@ TEST(AdmissionControl, HigherClassesArrivingLengthenALowerClassWait) {
   EXPECT_GT(control.expected_wait(Priority::kHigh, 9).count(), 5 * high);
 }
 
-TEST(AdmissionControl, AClassSeenTwiceIsItsShareOfAllArrivalsNotItsOneGap) {
-  // A surge's first moments: ten requests 10 ms apart, the last two high and back to back.
-  // The high class's own gap says thousands a second; it is a fifth of a hundred a second.
-  AdmissionControl control;
-  for (int i = 0; i < 10; ++i) {
-    const Priority priority = i >= 8 ? Priority::kHigh : Priority::kNormal;
-    ASSERT_FALSE(control.enter(priority, std::nullopt));
-    control.left_queue(priority);
-    if (i < 8) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_GT(control.arrival_rate(Priority::kHigh), 0.0);
-  EXPECT_LT(control.arrival_rate(Priority::kHigh), 30.0);
-  EXPECT_GT(control.arrival_rate(Priority::kNormal), control.arrival_rate(Priority::kHigh));
-  EXPECT_EQ(control.arrival_rate(Priority::kLow), 0.0);
-}
-
 TEST(RateLimiter, RequestBucketRefillsAtItsRate) {
   RateLimiter limiter;
   limiter.set_limit("k", {2.0, 2.0, 0});
