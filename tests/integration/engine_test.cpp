@@ -78,7 +78,7 @@ TEST(Engine, BatchedGreedyOutputEqualsOneAtATime) {
 }
 
 TEST(Engine, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
-  // Short requests are decoding when two long prompts arrive: their tokens and the prompts'
+  // Eight short requests are decoding when two long prompts arrive: their tokens and the prompts'
   // chunks fill 64-token steps, which the engine decodes in two calls (decode tokens, then the
   // chunks), sampling each call's logits before the next overwrites them. The first prompt's
   // last chunk shares its step with the second's, so its first token comes from the second
@@ -90,9 +90,12 @@ TEST(Engine, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
     return prompt;
   };
   const std::vector<std::string> long_prompts = {long_prompt(30), long_prompt(45)};
-  auto engine = make_engine(8, 0);
+  std::vector<std::string> short_prompts;
+  for (int i = 0; i < 8; ++i)
+    short_prompts.push_back(kPrompts[i % kPrompts.size()] + " (" + std::to_string(i) + ")");
+  auto engine = make_engine(10, 0);
   std::vector<std::string> alone;
-  for (const auto& p : kPrompts)
+  for (const auto& p : short_prompts)
     alone.push_back(run(*engine, greedy(p, 40)));
   std::vector<std::string> long_alone;
   for (const auto& p : long_prompts)
@@ -100,7 +103,7 @@ TEST(Engine, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
   const auto split_before = engine->stats().split_steps;
 
   std::vector<std::shared_ptr<CollectSink>> sinks;
-  for (const auto& p : kPrompts) {
+  for (const auto& p : short_prompts) {
     sinks.push_back(std::make_shared<CollectSink>());
     ASSERT_TRUE(engine->submit(greedy(p, 40), sinks.back()).ok());
   }

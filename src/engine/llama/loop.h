@@ -110,6 +110,8 @@ class LlamaEngine::Loop {
   // Rows of a query tile in ggml's CPU flash attention (GGML_FA_TILE_Q): from this many tokens
   // in one call, it uses the tiled kernel.
   static constexpr int kAttentionTileRows = 64;
+  // Decode tokens from which a step with prompt chunks is split (see step()).
+  static constexpr int kSplitDecodeTokens = 8;
   void step();
   // Decodes batch_[first, end) (the tokens of `planned`), advances and samples them.
   bool run_batch(int first, int end, std::span<const Planned> planned, int threads);
