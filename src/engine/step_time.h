@@ -10,7 +10,7 @@ namespace supportd::engine {
 
 class StepTimeModel {
  public:
-  // `memory`: roughly how many recent steps the fit remembers.
+  // `memory`: roughly how many recent calls the fit (and steps the mean) remembers.
   explicit StepTimeModel(double memory = 32);
 
   // A llama_decode call of `tokens` tokens took `milliseconds`.

@@ -34,8 +34,7 @@ void LlamaEngine::Loop::step() {
     s->batch_index = batch_.n_tokens - 1;
     planned.push_back({s.get(), 1});
   }
-  const int decode_tokens = batch_.n_tokens;
-  const std::size_t decode_sequences = planned.size();
+  const int decode_tokens = batch_.n_tokens;  // one per decoding sequence, first in `planned`
   // Prefill chunks fill the rest of the budget, oldest admission first; a minimum chunk keeps
   // prefill moving even when the decode tokens alone fill the budget.
   const int capacity = std::max(options_.step_tokens, options_.parallel);
@@ -81,8 +80,9 @@ void LlamaEngine::Loop::step() {
   const std::span<const Planned> all(planned);
   if (split) {
     ++counters_.split_steps;
-    if (run_batch(0, decode_tokens, all.first(decode_sequences), threads)) {
-      run_batch(decode_tokens, batch_.n_tokens, all.subspan(decode_sequences), threads);
+    const auto decoding = static_cast<std::size_t>(decode_tokens);
+    if (run_batch(0, decode_tokens, all.first(decoding), threads)) {
+      run_batch(decode_tokens, batch_.n_tokens, all.subspan(decoding), threads);
     }
   } else {
     run_batch(0, batch_.n_tokens, all, threads);
