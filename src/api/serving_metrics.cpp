@@ -174,6 +174,7 @@ std::string ServingMetrics::stats_json() const {
                       {"prefix_hits", s.prefix_hits},
                       {"prompt_tokens_reused", s.prompt_tokens_reused},
                       {"prefix_copies_merged", s.prefix_copies_merged},
+                      {"prefill_joins", s.prefill_joins},
                       {"steps", s.steps},
                       {"step_tokens", s.step_tokens},
                       {"split_steps", s.split_steps},

@@ -32,9 +32,10 @@ struct EngineStats {
   std::int64_t prefix_hits = 0;
   std::int64_t prompt_tokens_reused = 0;
   std::int64_t prefix_copies_merged = 0;  // own copies of a cached prefix swapped for the cache's
-  std::int64_t steps = 0;                 // llama_decode calls
-  std::int64_t step_tokens = 0;           // tokens carried by all those calls
-  std::int64_t split_steps = 0;  // steps that decoded their prefill chunks in a call of their own
+  std::int64_t prefill_joins = 0;  // prompts that took a prefix another running request computed
+  std::int64_t steps = 0;          // llama_decode calls
+  std::int64_t step_tokens = 0;    // tokens carried by all those calls
+  std::int64_t split_steps = 0;    // steps that decoded their prefill chunks in a call of their own
   std::int64_t tokens_generated = 0;
   std::int64_t preemptions = 0;  // running sequences paused for higher-priority ones
   double last_step_ms = 0;

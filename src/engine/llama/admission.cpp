@@ -158,6 +158,51 @@ void LlamaEngine::Loop::share_cached_cells(Sequence& s, std::size_t length) {
   ++counters_.prefix_copies_merged;
 }
 
+bool LlamaEngine::Loop::join_prefill(Sequence& s) {
+  // At least one token stays to feed: its logits give the next token.
+  const auto wanted = std::span<const Token>(s.tokens).first(s.tokens.size() - 1);
+  std::size_t best = s.n_past;
+  int source = -1;
+  const auto cached = prefix_cache_.lookup(wanted);
+  if (cached.length > best) {
+    best = cached.length;
+    source = cached.seq_id;
+  }
+  std::size_t coming = 0;  // longest shared prefix a sequence ahead is still computing
+  bool ahead = true;       // running_ is in admission order: those before `s` go first
+  for (const auto& other : running_) {
+    if (other.get() == &s) {
+      ahead = false;
+      continue;
+    }
+    if (other->seq_id < 0 || !other->sink) continue;
+    const std::size_t limit = std::min(wanted.size(), other->tokens.size());
+    const auto mismatch =
+        std::mismatch(wanted.begin(), wanted.begin() + limit, other->tokens.begin());
+    const auto common = static_cast<std::size_t>(mismatch.first - wanted.begin());
+    const std::size_t computed = std::min(common, other->n_past);
+    if (computed > best) {
+      best = computed;
+      source = other->seq_id;
+    }
+    // Only a sequence ahead is waited for, so the first of a burst never waits.
+    if (ahead && other->n_past < common) coming = std::max(coming, common);
+  }
+  if (coming >= best + kMinJoinTokens) return true;  // join once, when it is done
+  if (source >= 0) {
+    // [0, n_past) of `s` holds the same tokens as the source's: take the source's cells for
+    // the whole shared span (one copy in the cache, not two).
+    llama_memory_seq_rm(memory_, s.seq_id, 0, -1);
+    llama_memory_seq_cp(memory_, source, s.seq_id, 0, static_cast<llama_pos>(best));
+    counters_.prompt_tokens_reused += static_cast<std::int64_t>(best - s.n_past);
+    ++counters_.prefill_joins;
+    s.n_past = best;
+    s.shared = best;  // counted where they were computed (the cache or the other sequence)
+    if (!s.has_first_token) s.reused = best;
+  }
+  return false;
+}
+
 void LlamaEngine::Loop::release_cells(Sequence& s, bool keep_in_cache) {
   // Keep the conversation so far: the next turn starts with it.
   if (keep_in_cache) cache_prefix(s, s.n_past);

@@ -101,6 +101,13 @@ class LlamaEngine::Loop {
   void release_cells(Sequence& sequence, bool keep_in_cache);
   void cache_prefix(Sequence& sequence, std::size_t length);
   void share_cached_cells(Sequence& sequence, std::size_t length);
+  // Before a prefill chunk: takes the longest computed prefix of the sequence's tokens that the
+  // prefix cache or another running sequence holds. Returns true when a sequence ahead of it
+  // in admission order is still computing a longer shared prefix: wait for it, not compute it
+  // twice (a burst of conversations with one system prompt computes that prompt once).
+  bool join_prefill(Sequence& sequence);
+  // Tokens a sequence ahead must still compute before joining it beats computing them too.
+  static constexpr std::size_t kMinJoinTokens = 32;
   std::int64_t free_cells() const;
   // step.cpp: one step's llama_decode calls and what follows
   struct Planned {

@@ -43,6 +43,7 @@ void LlamaEngine::Loop::step() {
   for (auto& s : running_) {
     if (budget <= 0) break;
     if (s->remaining() <= 1) continue;
+    if (join_prefill(*s)) continue;  // a sequence ahead is computing this prompt's beginning
     const int chunk =
         static_cast<int>(std::min<std::size_t>(s->remaining(), static_cast<std::size_t>(budget)));
     for (int k = 0; k < chunk; ++k) {
