@@ -3,11 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <random>
-#include <thread>
 
 #include "collect_sink.h"
 #include "core/utf8.h"
+#include "engine_idle.h"
 #include "test_model.h"
 
 namespace supportd::engine::llama {
@@ -208,12 +209,7 @@ TEST(Engine, ABurstSharingOnePrefixComputesItOnce) {
     }
     fed += usage.prompt_tokens - usage.cached_tokens + usage.completion_tokens - 1;
   }
-  // The sinks hear of the end before the engine publishes the step's counts.
-  EngineStats after = engine->stats();
-  for (int i = 0; i < 500 && after.running > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    after = engine->stats();
-  }
+  const EngineStats after = testing::wait_until_idle(*engine);
   EXPECT_EQ(computed_it, 1);
   EXPECT_EQ(after.step_tokens - before.step_tokens, fed);
   EXPECT_EQ(after.prefill_joins - before.prefill_joins, 3);

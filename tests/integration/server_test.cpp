@@ -8,6 +8,7 @@
 #include "api/routes.h"
 #include "core/utf8.h"
 #include "engine/llama/llama_engine.h"
+#include "engine_idle.h"
 #include "http/server.h"
 #include "http_client.h"
 #include "test_model.h"
@@ -81,11 +82,7 @@ class ServerTest : public ::testing::Test {
     }
   }
 
-  static void wait_until_idle() {
-    for (int i = 0; i < 500 && engine_->stats().running + engine_->stats().waiting > 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
+  static void wait_until_idle() { testing::wait_until_idle(*engine_); }
 
   static engine::llama::LlamaEngine* engine_;
   static api::Services* services_;

@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
-#include <thread>
 
 #include "api/routes.h"
 #include "collect_sink.h"
 #include "engine/llama/llama_engine.h"
+#include "engine_idle.h"
 #include "http/server.h"
 #include "http_client.h"
 #include "test_model.h"
@@ -114,10 +114,7 @@ TEST(Upstream, CancellingFrontCancelsTheOrigin) {
   front.cancel(*id);
   ASSERT_TRUE(sink->wait());
   EXPECT_EQ(sink->completion().reason, engine::FinishReason::kCancelled);
-  for (int i = 0; i < 500 && origin.engine->stats().running > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(origin.engine->stats().running, 0);
+  EXPECT_EQ(testing::wait_until_idle(*origin.engine).running, 0);
   front.shutdown();
 }
 
