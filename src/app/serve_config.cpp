@@ -128,10 +128,6 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
   bind("engine", "prefix-cache-entries", e.prefix_cache_entries, "Cached prompt prefixes");
   bind("engine", "prefix-cache-cells", e.prefix_cache_cells,
        "KV cells the prefix cache may hold (0: a quarter of --ctx-size)");
-  bind("engine", "prefix-cache-idle-ms", e.prefix_cache_idle_ms,
-       "A cached prefix unused this long moves from the KV cache to host memory");
-  bind("engine", "prefix-cache-host-mb", e.prefix_cache_host_mb,
-       "Host memory for cached prefixes moved out of the KV cache, in MiB (0: they stay in it)");
   bind("engine", "warmup", e.warmup, "Decode a representative batch before /ready (default on)");
 
   auto& u = cfg.upstream;

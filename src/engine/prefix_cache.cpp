@@ -13,7 +13,6 @@ PrefixCache::~PrefixCache() = default;
 
 void PrefixCache::touch(Entry* entry) {
   lru_.splice(lru_.begin(), lru_, entry->lru);
-  entry->last_used = std::chrono::steady_clock::now();
   for (Node* node = entry->end; node != root_.get(); node = node->parent)
     node->any = entry;
 }
@@ -129,32 +128,6 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens) {
   result.seq_id = entry->seq_id;
   entries_.emplace(entry->seq_id, std::move(entry));
   return result;
-}
-
-std::optional<PrefixCache::Idle> PrefixCache::idle_since(
-    std::chrono::steady_clock::time_point before) const {
-  if (lru_.empty() || lru_.back()->last_used >= before) return std::nullopt;
-  const Entry* entry = lru_.back();
-  Idle idle{entry->seq_id, std::vector<Token>(static_cast<std::size_t>(entry->end->depth))};
-  for (const Node* node = entry->end; node != root_.get(); node = node->parent)
-    idle.tokens[static_cast<std::size_t>(node->depth - 1)] = node->token;
-  return idle;
-}
-
-std::optional<std::chrono::steady_clock::time_point> PrefixCache::oldest_use() const {
-  if (lru_.empty()) return std::nullopt;
-  return lru_.back()->last_used;
-}
-
-void PrefixCache::touch(int seq_id) {
-  auto it = entries_.find(seq_id);
-  if (it != entries_.end()) touch(it->second.get());
-}
-
-std::vector<int> PrefixCache::remove(int seq_id) {
-  auto it = entries_.find(seq_id);
-  if (it == entries_.end()) return {};
-  return remove_entry(it->second.get());
 }
 
 std::vector<int> PrefixCache::evict_cells(std::size_t cells) {

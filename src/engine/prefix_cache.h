@@ -5,11 +5,9 @@
 // Not thread-safe; owned by the engine thread.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <list>
 #include <memory>
-#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -42,23 +40,6 @@ class PrefixCache {
   // Returns seq_id -1 when `tokens` alone exceed the bound.
   Insertion insert(std::span<const Token> tokens);
 
-  // The least recently used entry, if its last use (lookup or insert) was before `before`: its
-  // sequence id and tokens, so that the owner can save its KV elsewhere and then remove() it.
-  struct Idle {
-    int seq_id = -1;
-    std::vector<Token> tokens;
-  };
-  std::optional<Idle> idle_since(std::chrono::steady_clock::time_point before) const;
-  // When the least recently used entry was last used; nothing when the cache is empty.
-  std::optional<std::chrono::steady_clock::time_point> oldest_use() const;
-
-  // Marks the entry under `seq_id` as just used.
-  void touch(int seq_id);
-
-  // Removes the entry under `seq_id` (nodes other entries share stay); returns the sequence
-  // ids to clear.
-  std::vector<int> remove(int seq_id);
-
   // Evicts least-recently-used entries until at least `cells` cells are freed or none remain;
   // returns the sequence ids to clear.
   std::vector<int> evict_cells(std::size_t cells);
@@ -76,7 +57,6 @@ class PrefixCache {
     int seq_id;
     Node* end;
     std::list<Entry*>::iterator lru;  // position in lru_ (front = most recent)
-    std::chrono::steady_clock::time_point last_used;
   };
   struct Node {
     Token token = 0;

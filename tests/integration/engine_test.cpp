@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <random>
-#include <thread>
 
 #include "collect_sink.h"
 #include "core/utf8.h"
@@ -18,10 +17,8 @@ namespace {
 using testing::CollectSink;
 
 std::unique_ptr<LlamaEngine> make_engine(int parallel, int cache_entries = 8,
-                                         const std::string& model = testing::synthesized_model(),
-                                         int idle_ms = 1000) {
+                                         const std::string& model = testing::synthesized_model()) {
   EngineOptions options;
-  options.prefix_cache_idle_ms = idle_ms;
   options.model_path = model;
   options.threads = 0;  // auto: robust when tests run in parallel
   options.context_cells = 16384;
@@ -220,42 +217,6 @@ TEST(Engine, ABurstSharingOnePrefixComputesItOnce) {
   EXPECT_EQ(run(*engine, greedy(shared + questions[0], 16), &warm), alone[0]);
   EXPECT_GT(warm.usage.cached_tokens, 300);
   EXPECT_EQ(engine->sequences_holding_cells(), 0);
-}
-
-TEST(Engine, AnIdleConversationMovesToHostMemoryAndComesBackForItsNextTurn) {
-  // With a short idle time, the finished first turn leaves the KV cache for host memory. The
-  // second turn (the first one's prompt and answer, then a new question) gets it back instead
-  // of computing it, and answers exactly as an engine that computes everything.
-  const std::string first =
-      "You are the help desk of an online shoe store. Answer briefly. "
-      "Question: can I return boots that I wore once?";
-  auto engine = make_engine(4, 8, testing::synthesized_model(), /*idle_ms=*/20);
-  Completion turn;
-  const std::string answer = run(*engine, greedy(first, 16), &turn);
-  EngineStats stats = engine->stats();
-  for (int i = 0; i < 500 && (stats.prefix_offloads == 0 || stats.prefix_cache_tokens > 0); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    stats = engine->stats();
-  }
-  ASSERT_GE(stats.prefix_offloads, 1);
-  ASSERT_EQ(stats.prefix_cache_tokens, 0) << "the idle entry is still in the KV cache";
-  EXPECT_GT(stats.host_cache_bytes, 0);
-  EXPECT_EQ(engine->sequences_holding_cells(), 0);
-
-  const std::string second = first + answer + " And can I return them by post?";
-  Completion warm;
-  const std::string restored = run(*engine, greedy(second, 16), &warm);
-  const EngineStats after = testing::wait_until_idle(*engine);
-  EXPECT_EQ(after.prefix_restores, 1);
-  // At least the first turn's prompt (its last token may merge with the answer's first
-  // characters when the joined text is tokenized again).
-  EXPECT_GE(warm.usage.cached_tokens, turn.usage.prompt_tokens - 1);
-  EXPECT_LT(warm.usage.cached_tokens, warm.usage.prompt_tokens);
-
-  auto cold_engine = make_engine(4, 0, testing::synthesized_model());
-  Completion cold;
-  EXPECT_EQ(run(*cold_engine, greedy(second, 16), &cold), restored);
-  EXPECT_EQ(cold.usage.cached_tokens, 0);
 }
 
 TEST(Engine, CellsReturnToBaselineAfterMixedLoad) {

@@ -88,34 +88,5 @@ TEST(PrefixCache, RandomOperationsKeepCountsConsistent) {
   EXPECT_EQ(cache.entries(), 0u);
 }
 
-TEST(PrefixCache, ReportsTheLeastRecentlyUsedEntryOnceIdle) {
-  using std::chrono::steady_clock;
-  PrefixCache cache({10, 11}, 100);
-  const auto before = steady_clock::now();
-  cache.insert(Tokens{1, 2, 3});                       // seq 10
-  cache.insert(Tokens{1, 2, 4});                       // seq 11
-  EXPECT_FALSE(cache.idle_since(before).has_value());  // both used since
-  cache.lookup(Tokens{1, 2, 3, 9});                    // 10 is now the most recent
-  const auto idle = cache.idle_since(steady_clock::now() + std::chrono::seconds(1));
-  ASSERT_TRUE(idle.has_value());
-  EXPECT_EQ(idle->seq_id, 11);
-  EXPECT_EQ(idle->tokens, (Tokens{1, 2, 4}));
-  cache.touch(11);  // now 10 is the least recently used
-  EXPECT_EQ(cache.idle_since(steady_clock::now() + std::chrono::seconds(1))->seq_id, 10);
-}
-
-TEST(PrefixCache, RemovingAnEntryKeepsWhatOthersShare) {
-  PrefixCache cache({10, 11}, 100);
-  cache.insert(Tokens{1, 2, 3});  // seq 10
-  cache.insert(Tokens{1, 2, 4});  // seq 11
-  EXPECT_EQ(cache.remove(11), std::vector<int>{11});
-  EXPECT_EQ(cache.cells(), 3u);
-  EXPECT_EQ(cache.lookup(Tokens{1, 2, 4}).length, 2u);
-  EXPECT_EQ(cache.lookup(Tokens{1, 2, 4}).seq_id, 10);
-  EXPECT_TRUE(cache.remove(11).empty());  // already gone
-  // The freed id serves a new entry.
-  EXPECT_EQ(cache.insert(Tokens{5}).seq_id, 11);
-}
-
 }  // namespace
 }  // namespace supportd::engine

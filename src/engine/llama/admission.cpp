@@ -87,9 +87,7 @@ void LlamaEngine::Loop::start(std::unique_ptr<Sequence> sequence) {
     // Reuse the longest cached prefix, leaving at least one token to feed.
     ++counters_.prefix_lookups;
     const auto match = prefix_cache_.lookup(std::span(s.tokens).first(s.tokens.size() - 1));
-    if (restore_prefix(s, match)) {
-      ++counters_.prefix_hits;
-    } else if (match.length > 0) {
+    if (match.length > 0) {
       llama_memory_seq_cp(memory_, match.seq_id, s.seq_id, 0, static_cast<llama_pos>(match.length));
       s.n_past = match.length;
       s.shared = match.length;

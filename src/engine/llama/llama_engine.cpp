@@ -26,8 +26,6 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   options.step_tokens = std::max(options.step_tokens, 16);
   options.context_cells = std::max(options.context_cells, 256);
   if (options.prefix_cache_cells <= 0) options.prefix_cache_cells = options.context_cells / 4;
-  options.prefix_cache_idle_ms = std::max(options.prefix_cache_idle_ms, 0);
-  options.prefix_cache_host_mb = std::clamp(options.prefix_cache_host_mb, 0, 1 << 20);
 
   auto model = Model::load(options.model_path, options.alias);
   if (!model) return model.error();

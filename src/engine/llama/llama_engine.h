@@ -32,12 +32,7 @@ struct EngineOptions {
   int default_max_tokens = 1024;  // when a request does not say
   int prefix_cache_entries = 32;  // cached prefixes (each holds a sequence id)
   int prefix_cache_cells = 0;     // KV cells the prefix cache may hold; 0: a quarter of the context
-  // A cached prefix unused this long moves to host memory (every step's attention scans the
-  // whole span of used KV cells, so idle cells slow every request), at most this many MiB of
-  // it; 0 MiB: prefixes stay in the KV cache until evicted.
-  int prefix_cache_idle_ms = 1000;
-  int prefix_cache_host_mb = 1024;
-  bool warmup = true;  // decode a representative batch before ready()
+  bool warmup = true;             // decode a representative batch before ready()
   // When a request that outranks a running one finds no room: pause the running one by
   // saving its KV to memory (kSave), by dropping it and recomputing later (kRecompute), or not
   // at all (kOff). kSave is the default by measurement (bench/preemption-cost).

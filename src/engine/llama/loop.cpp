@@ -36,8 +36,6 @@ LlamaEngine::Loop::Loop(LlamaEngine& engine, llama_context* context, ggml_thread
       prefix_cache_(range(engine.options_.parallel,
                           engine.options_.parallel + engine.options_.prefix_cache_entries),
                     static_cast<std::size_t>(engine.options_.prefix_cache_cells)),
-      host_cache_(static_cast<std::size_t>(std::max(engine.options_.prefix_cache_host_mb, 0))
-                  << 20),
       threadpool_(threadpool),
       tuner_(pool_threads) {
   threads_ = pool_threads;
@@ -98,10 +96,9 @@ EngineStats LlamaEngine::Loop::stats() const {
 
 void LlamaEngine::Loop::run() {
   for (;;) {
-    // Sleep only when nothing runs and nothing waits (a waiting batch window needs a wake-up),
-    // and wake up for idle prefixes to move to host memory.
+    // Sleep only when nothing runs and nothing waits; a waiting batch window needs a wake-up.
     const bool idle = running_.empty() && scheduler_.empty();
-    take_inbox(idle, idle ? next_offload() : Clock::time_point::max());
+    take_inbox(idle);
     {
       std::lock_guard lock(inbox_mutex_);
       if (stop_requested_) break;
@@ -121,14 +118,6 @@ void LlamaEngine::Loop::run() {
       // Waiting without running: a dynamic-batching window is open. Nap briefly.
       std::unique_lock lock(inbox_mutex_);
       inbox_cv_.wait_for(lock, std::chrono::milliseconds(2));
-    }
-    // After admission, which marks the entries it reuses as used: one entry per step while
-    // busy, every one that is due while idle.
-    if (running_.empty() && scheduler_.empty()) {
-      while (offload_idle_prefix()) {
-      }
-    } else {
-      offload_idle_prefix();
     }
     erase_finished();
     publish_stats();
@@ -150,21 +139,16 @@ void LlamaEngine::Loop::run() {
   tasks_.clear();
 }
 
-void LlamaEngine::Loop::take_inbox(bool wait, Clock::time_point until) {
+void LlamaEngine::Loop::take_inbox(bool wait) {
   std::vector<std::unique_ptr<Sequence>> submitted;
   std::vector<RequestId> cancelled;
   std::vector<std::function<void()>> tasks;
   {
     std::unique_lock lock(inbox_mutex_);
     if (wait) {
-      const auto ready = [&] {
+      inbox_cv_.wait(lock, [&] {
         return stop_requested_ || !submitted_.empty() || !cancelled_.empty() || !tasks_.empty();
-      };
-      if (until == Clock::time_point::max()) {
-        inbox_cv_.wait(lock, ready);
-      } else {
-        inbox_cv_.wait_until(lock, until, ready);
-      }
+      });
     }
     submitted.swap(submitted_);
     cancelled.swap(cancelled_);
@@ -329,8 +313,6 @@ void LlamaEngine::Loop::publish_stats() {
     used += static_cast<std::int64_t>(s->n_past - std::min(s->n_past, s->shared));
   snapshot.kv_cells_used = used;
   snapshot.prefix_cache_tokens = static_cast<std::int64_t>(prefix_cache_.cells());
-  snapshot.host_cache_bytes = static_cast<std::int64_t>(host_cache_.bytes());
-  snapshot.host_cache_entries = static_cast<std::int64_t>(host_cache_.entries());
   std::lock_guard lock(stats_mutex_);
   published_ = snapshot;
 }
@@ -338,7 +320,6 @@ void LlamaEngine::Loop::publish_stats() {
 void LlamaEngine::Loop::clear_prefix_cache() {
   for (int id : prefix_cache_.clear())
     llama_memory_seq_rm(memory_, id, -1, -1);
-  host_cache_.clear();
   publish_stats();
 }
 

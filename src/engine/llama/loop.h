@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "core/utf8.h"
-#include "engine/host_cache.h"
 #include "engine/llama/llama_engine.h"
 #include "engine/llama/sampler.h"
 #include "engine/prefix_cache.h"
@@ -83,7 +82,7 @@ class LlamaEngine::Loop {
 
  private:
   // loop.cpp: the loop, the inbox, finishing
-  void take_inbox(bool wait, Clock::time_point until = Clock::time_point::max());
+  void take_inbox(bool wait);
   void expire_deadlines();
   void refuse_unreachable_deadlines();
   void predict_completions();
@@ -110,17 +109,6 @@ class LlamaEngine::Loop {
   // Tokens a sequence ahead must still compute before joining it beats computing them too.
   static constexpr std::size_t kMinJoinTokens = 32;
   std::int64_t free_cells() const;
-  // host_tier.cpp: the prefix cache's host-memory tier
-  // Saves the least recently used prefix-cache entry to host memory and frees its cells, if it
-  // has been idle for --prefix-cache-idle-ms (one per call: saving takes the engine thread).
-  bool offload_idle_prefix();  // true if it moved one
-  // When offload_idle_prefix() will next have something to do (max: never).
-  Clock::time_point next_offload() const;
-  // At admission: when host memory holds a longer prefix of the prompt than the KV cache
-  // (`cached`), restores it into the sequence. Returns true if it did.
-  bool restore_prefix(Sequence& sequence, const PrefixCache::Match& cached);
-  // Tokens a host entry must add over the KV cache's match to be worth restoring.
-  static constexpr std::size_t kMinRestoreTokens = 16;
   // step.cpp: one step's llama_decode calls and what follows
   struct Planned {
     Sequence* sequence;
@@ -157,7 +145,6 @@ class LlamaEngine::Loop {
   std::vector<std::unique_ptr<Sequence>> running_;  // in admission order
   std::vector<int> free_seq_ids_;
   PrefixCache prefix_cache_;
-  HostCache host_cache_;
   std::int64_t cells_reserved_ = 0;  // by running sequences
   llama_batch batch_{};
   EngineStats counters_;
