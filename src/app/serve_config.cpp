@@ -120,14 +120,21 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
        "Compute threads per step; 0: chosen each step by measurement among 1..cores (robust when "
        "other processes use the CPU)");
   bind("engine", "ctx-size", e.context_cells,
-       "KV cells shared by all requests and the prefix cache");
+       "KV cells for the running requests: each gets --ctx-size / --parallel with "
+       "--kv-layout per-sequence, all share them with unified");
+  bind("engine", "kv-layout", cfg.kv_layout,
+       "KV cache layout: unified (one shared buffer; one request may use all of it) or "
+       "per-sequence (a buffer per request and per cached prefix; attention reads only its "
+       "own: faster steps for short requests)");
   bind("engine", "parallel", e.parallel, "Sequences decoded together (continuous batching)");
   bind("engine", "step-tokens", e.step_tokens,
        "Tokens per engine step: decode tokens plus prefill chunks (chunked prefill)");
   bind("engine", "max-tokens-default", e.default_max_tokens, "max_tokens when a request omits it");
-  bind("engine", "prefix-cache-entries", e.prefix_cache_entries, "Cached prompt prefixes");
+  bind("engine", "prefix-cache-entries", e.prefix_cache_entries,
+       "Cached prompt prefixes (per-sequence layout: at most --parallel)");
   bind("engine", "prefix-cache-cells", e.prefix_cache_cells,
-       "KV cells the prefix cache may hold (0: a quarter of --ctx-size)");
+       "With --kv-layout unified: KV cells the prefix cache may hold (0: a quarter of "
+       "--ctx-size)");
   bind("engine", "warmup", e.warmup, "Decode a representative batch before /ready (default on)");
 
   auto& u = cfg.upstream;
@@ -254,6 +261,13 @@ Status ServeFlags::finish() {
   scheduling.early_release_after = std::chrono::milliseconds(config_.early_release_ms);
   e.admission.queue_limit = {config_.queue_limit_high, config_.queue_limit_normal,
                              config_.queue_limit_low};
+  if (config_.kv_layout == "unified") {
+    e.kv_layout = engine::llama::EngineOptions::KvLayout::kUnified;
+  } else if (config_.kv_layout == "per-sequence") {
+    e.kv_layout = engine::llama::EngineOptions::KvLayout::kPerSequence;
+  } else {
+    return Error::invalid("--kv-layout must be unified or per-sequence");
+  }
   if (config_.preemption == "save") {
     e.preemption = engine::llama::EngineOptions::Preemption::kSave;
   } else if (config_.preemption == "recompute") {

@@ -163,5 +163,14 @@ TEST(DeskServeFlags, AnswerMaxTokensMustBePositive) {
   EXPECT_NE(why.find("--answer-max-tokens must be at least 1"), std::string::npos) << why;
 }
 
+TEST(DeskServeFlags, AnUnknownKvLayoutIsRefused) {
+  std::vector<std::string> flags = common_flags();
+  flags.insert(flags.end(), {"--kv-layout", "sideways"});
+  ServeProcess server(flags);
+  std::string why;
+  EXPECT_FALSE(server.wait_ready(why));
+  EXPECT_NE(why.find("--kv-layout must be unified or per-sequence"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace supportd

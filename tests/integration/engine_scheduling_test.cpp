@@ -13,9 +13,11 @@ namespace {
 
 using testing::CollectSink;
 
-std::unique_ptr<LlamaEngine> make_engine(int parallel, EngineOptions::Preemption preemption,
-                                         std::array<int, 3> queue_limit = {0, 0, 0}) {
+std::unique_ptr<LlamaEngine> make_engine(
+    int parallel, EngineOptions::Preemption preemption, std::array<int, 3> queue_limit = {0, 0, 0},
+    EngineOptions::KvLayout layout = EngineOptions{}.kv_layout) {
   EngineOptions options;
+  options.kv_layout = layout;
   options.model_path = testing::synthesized_model();
   options.threads = 0;
   options.context_cells = 65536;
@@ -96,8 +98,14 @@ TEST(EngineScheduling, HigherClassesStartFirst) {
 }
 
 TEST(EngineScheduling, PreemptionLosesAndRepeatsNoToken) {
-  for (auto mode : {EngineOptions::Preemption::kSave, EngineOptions::Preemption::kRecompute}) {
-    auto engine = make_engine(1, mode);
+  for (auto [mode, layout] :
+       {std::pair{EngineOptions::Preemption::kSave, EngineOptions::KvLayout::kUnified},
+        std::pair{EngineOptions::Preemption::kRecompute, EngineOptions::KvLayout::kUnified},
+        std::pair{EngineOptions::Preemption::kSave, EngineOptions::KvLayout::kPerSequence},
+        std::pair{EngineOptions::Preemption::kRecompute, EngineOptions::KvLayout::kPerSequence}}) {
+    SCOPED_TRACE(::testing::Message() << "preemption " << static_cast<int>(mode) << ", layout "
+                                      << static_cast<int>(layout));
+    auto engine = make_engine(1, mode, {0, 0, 0}, layout);
     const std::string alone = [&] {
       auto sink = std::make_shared<CollectSink>();
       EXPECT_TRUE(

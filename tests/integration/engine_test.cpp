@@ -16,9 +16,11 @@ namespace {
 
 using testing::CollectSink;
 
-std::unique_ptr<LlamaEngine> make_engine(int parallel, int cache_entries = 8,
-                                         const std::string& model = testing::synthesized_model()) {
+std::unique_ptr<LlamaEngine> make_engine(
+    int parallel, int cache_entries = 8, const std::string& model = testing::synthesized_model(),
+    EngineOptions::KvLayout layout = EngineOptions{}.kv_layout) {
   EngineOptions options;
+  options.kv_layout = layout;
   options.model_path = model;
   options.threads = 0;  // auto: robust when tests run in parallel
   options.context_cells = 16384;
@@ -57,8 +59,20 @@ const std::vector<std::string> kPrompts = {
     "What are your opening hours on public holidays, and do you deliver to Norway?",
 };
 
-TEST(Engine, BatchedGreedyOutputEqualsOneAtATime) {
-  auto engine = make_engine(8, 0);
+// The tests that lean on the KV cache run with both layouts (llama_engine.h: KvLayout).
+class EngineLayouts : public ::testing::TestWithParam<EngineOptions::KvLayout> {};
+
+INSTANTIATE_TEST_SUITE_P(Layouts, EngineLayouts,
+                         ::testing::Values(EngineOptions::KvLayout::kUnified,
+                                           EngineOptions::KvLayout::kPerSequence),
+                         [](const auto& info) {
+                           return info.param == EngineOptions::KvLayout::kUnified
+                                      ? std::string("Unified")
+                                      : std::string("PerSequence");
+                         });
+
+TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATime) {
+  auto engine = make_engine(8, 0, testing::synthesized_model(), GetParam());
   std::vector<std::string> alone;
   for (const auto& p : kPrompts)
     alone.push_back(run(*engine, greedy(p, 24)));
@@ -77,7 +91,7 @@ TEST(Engine, BatchedGreedyOutputEqualsOneAtATime) {
   EXPECT_GT(engine->stats().steps, 0);
 }
 
-TEST(Engine, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
+TEST_P(EngineLayouts, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
   // Eight short requests are decoding when two long prompts arrive: their tokens and the prompts'
   // chunks fill 64-token steps, which the engine decodes in two calls (decode tokens, then the
   // chunks), sampling each call's logits before the next overwrites them. The first prompt's
@@ -93,7 +107,7 @@ TEST(Engine, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
   std::vector<std::string> short_prompts;
   for (int i = 0; i < 8; ++i)
     short_prompts.push_back(kPrompts[i % kPrompts.size()] + " (" + std::to_string(i) + ")");
-  auto engine = make_engine(10, 0);
+  auto engine = make_engine(10, 0, testing::synthesized_model(), GetParam());
   std::vector<std::string> alone;
   for (const auto& p : short_prompts)
     alone.push_back(run(*engine, greedy(p, 40)));
@@ -156,11 +170,11 @@ TEST(Engine, CancellingAQueuedRequestEndsItAtOnce) {
   ASSERT_TRUE(first->wait());
 }
 
-TEST(Engine, PrefixReuseGivesTheSameTokens) {
+TEST_P(EngineLayouts, PrefixReuseGivesTheSameTokens) {
   const std::string shared =
       "You are the help desk of an online shoe store. Answer briefly and politely, and cite the "
       "article you used. Articles: returns within 30 days; free delivery over 50 euros. ";
-  auto engine = make_engine(4);
+  auto engine = make_engine(4, 8, testing::synthesized_model(), GetParam());
   const std::string cold = run(*engine, greedy(shared + "Question: can I return boots?", 16));
   engine->clear_prefix_cache();
   run(*engine, greedy(shared + "Question: do you ship to Spain?", 16));  // caches the prefix
@@ -172,7 +186,7 @@ TEST(Engine, PrefixReuseGivesTheSameTokens) {
   EXPECT_GT(engine->stats().prefix_hits, 0);
 }
 
-TEST(Engine, ABurstSharingOnePrefixComputesItOnce) {
+TEST_P(EngineLayouts, ABurstSharingOnePrefixComputesItOnce) {
   // Four requests with one system prompt arrive together and none finds it cached. The first
   // computes it; the others wait for it and take its cells (one copy in the KV cache), then
   // compute only their questions. The answers must not change, and the engine must feed no
@@ -184,7 +198,7 @@ TEST(Engine, ABurstSharingOnePrefixComputesItOnce) {
   const std::vector<std::string> questions = {
       "Question: can I return boots?", "Question: do you ship to Spain?",
       "Question: where is my parcel?", "Question: how do I pay?"};
-  auto engine = make_engine(4);
+  auto engine = make_engine(4, 8, testing::synthesized_model(), GetParam());
   std::vector<std::string> alone;
   for (const auto& q : questions) {
     alone.push_back(run(*engine, greedy(shared + q, 16)));
@@ -219,8 +233,8 @@ TEST(Engine, ABurstSharingOnePrefixComputesItOnce) {
   EXPECT_EQ(engine->sequences_holding_cells(), 0);
 }
 
-TEST(Engine, CellsReturnToBaselineAfterMixedLoad) {
-  auto engine = make_engine(4);
+TEST_P(EngineLayouts, CellsReturnToBaselineAfterMixedLoad) {
+  auto engine = make_engine(4, 8, testing::synthesized_model(), GetParam());
   std::mt19937 random(1);
   std::vector<std::pair<Engine::RequestId, std::shared_ptr<CollectSink>>> live;
   for (int i = 0; i < 24; ++i) {
@@ -243,6 +257,26 @@ TEST(Engine, CellsReturnToBaselineAfterMixedLoad) {
   EXPECT_EQ(stats.kv_cells_used, 0);
   EXPECT_EQ(stats.running, 0);
   EXPECT_EQ(stats.waiting, 0);
+}
+
+TEST(Engine, EachSequenceGetsItsShareOfTheContextWithBuffersPerSequence) {
+  // 16384 cells for 4 sequences: a request may use 4096 with a buffer per sequence, all of
+  // them (bounded by the model's own context) with one buffer for all.
+  auto per_sequence =
+      make_engine(4, 8, testing::synthesized_model(), EngineOptions::KvLayout::kPerSequence);
+  EXPECT_EQ(per_sequence->model().context_length, 4096);
+  auto unified = make_engine(4, 8, testing::synthesized_model(), EngineOptions::KvLayout::kUnified);
+  EXPECT_GT(unified->model().context_length, 4096);
+  std::string long_prompt;
+  for (int i = 0; i < 1500; ++i)  // 3 to 6 tokens each
+    long_prompt += "order " + std::to_string(i) + " ";
+  auto result = per_sequence->submit(greedy(long_prompt, 4), std::make_shared<CollectSink>());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::kTooLarge);
+  auto sink = std::make_shared<CollectSink>();
+  ASSERT_TRUE(unified->submit(greedy(long_prompt, 4), sink).ok());
+  ASSERT_TRUE(sink->wait());
+  EXPECT_EQ(sink->completion().reason, FinishReason::kLength);
 }
 
 TEST(Engine, SeededSamplingIsDeterministic) {

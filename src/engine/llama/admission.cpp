@@ -8,8 +8,31 @@
 namespace supportd::engine::llama {
 
 std::int64_t LlamaEngine::Loop::free_cells() const {
+  // Per sequence, a request fits its own buffer (submit checked it against max_context_).
+  if (!unified_) return engine_.max_context_;
   return options_.context_cells - cells_reserved_ -
          static_cast<std::int64_t>(prefix_cache_.cells());
+}
+
+bool LlamaEngine::Loop::copy_prefix(int from, int to, std::size_t end) {
+  const auto last = static_cast<llama_pos>(end);
+  if (unified_) {
+    llama_memory_seq_cp(memory_, from, to, 0, last);
+    return true;
+  }
+  // Between buffers llama.cpp's seq_cp copies only whole ones, and only at its next decode,
+  // which a saved state written back meanwhile would race with; the state API copies just
+  // the sequence's cells, at once.
+  const std::size_t size = llama_state_seq_get_size(context_, from);
+  if (copy_buffer_.size() < size) copy_buffer_.resize(size);
+  const std::size_t written = llama_state_seq_get_data(context_, copy_buffer_.data(), size, from);
+  if (written == 0 || llama_state_seq_set_data(context_, copy_buffer_.data(), written, to) == 0) {
+    spdlog::error("engine: could not copy sequence {}'s KV to {}", from, to);
+    llama_memory_seq_rm(memory_, to, -1, -1);
+    return false;
+  }
+  llama_memory_seq_rm(memory_, to, last, -1);
+  return false;
 }
 
 void LlamaEngine::Loop::admit() {
@@ -88,9 +111,9 @@ void LlamaEngine::Loop::start(std::unique_ptr<Sequence> sequence) {
     ++counters_.prefix_lookups;
     const auto match = prefix_cache_.lookup(std::span(s.tokens).first(s.tokens.size() - 1));
     if (match.length > 0) {
-      llama_memory_seq_cp(memory_, match.seq_id, s.seq_id, 0, static_cast<llama_pos>(match.length));
+      const bool shared = copy_prefix(match.seq_id, s.seq_id, match.length);
       s.n_past = match.length;
-      s.shared = match.length;
+      s.shared = shared ? match.length : 0;
       if (!s.has_first_token) s.reused = match.length;
       ++counters_.prefix_hits;
       counters_.prompt_tokens_reused += static_cast<std::int64_t>(match.length);
@@ -138,8 +161,7 @@ void LlamaEngine::Loop::cache_prefix(Sequence& s, std::size_t length) {
   for (int id : insertion.evicted)
     llama_memory_seq_rm(memory_, id, -1, -1);
   if (insertion.seq_id >= 0 && !insertion.already_cached) {
-    llama_memory_seq_cp(memory_, s.seq_id, insertion.seq_id, 0, static_cast<llama_pos>(length));
-    s.shared = std::max(s.shared, length);
+    if (copy_prefix(s.seq_id, insertion.seq_id, length)) s.shared = std::max(s.shared, length);
   }
 }
 
@@ -148,7 +170,9 @@ void LlamaEngine::Loop::share_cached_cells(Sequence& s, std::size_t length) {
   // was cached, e.g. a burst of requests with one system prompt) has its own copy of those
   // cells. The trie counts the shared tokens once, so the copies would stay in the KV cache
   // unaccounted for, and every step's attention would scan them: swap the copy for the
-  // cache's cells (same tokens at the same positions, so the same keys and values).
+  // cache's cells (same tokens at the same positions, so the same keys and values). With a
+  // buffer per sequence there is nothing to share.
+  if (!unified_) return;
   const auto match = prefix_cache_.lookup(std::span(s.tokens).first(length));
   if (match.length <= s.shared) return;
   const auto end = static_cast<llama_pos>(match.length);
@@ -193,11 +217,11 @@ bool LlamaEngine::Loop::join_prefill(Sequence& s) {
     // [0, n_past) of `s` holds the same tokens as the source's: take the source's cells for
     // the whole shared span (one copy in the cache, not two).
     llama_memory_seq_rm(memory_, s.seq_id, 0, -1);
-    llama_memory_seq_cp(memory_, source, s.seq_id, 0, static_cast<llama_pos>(best));
+    const bool shared = copy_prefix(source, s.seq_id, best);
     counters_.prompt_tokens_reused += static_cast<std::int64_t>(best - s.n_past);
     ++counters_.prefill_joins;
     s.n_past = best;
-    s.shared = best;  // counted where they were computed (the cache or the other sequence)
+    s.shared = shared ? best : 0;  // shared cells count where they were computed
     if (!s.has_first_token) s.reused = best;
   }
   return false;

@@ -25,7 +25,16 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   options.prefix_cache_entries = std::clamp(options.prefix_cache_entries, 0, 128);
   options.step_tokens = std::max(options.step_tokens, 16);
   options.context_cells = std::max(options.context_cells, 256);
-  if (options.prefix_cache_cells <= 0) options.prefix_cache_cells = options.context_cells / 4;
+  const bool unified = options.kv_layout == EngineOptions::KvLayout::kUnified;
+  // Per sequence: every running sequence and every cached prefix gets a buffer of this many
+  // cells (llama.cpp rounds a buffer up to 256), and a cached prefix holds at most one buffer.
+  const int sequence_cells = (options.context_cells / options.parallel + 255) / 256 * 256;
+  if (!unified) {
+    options.prefix_cache_entries = std::min(options.prefix_cache_entries, options.parallel);
+    options.prefix_cache_cells = options.prefix_cache_entries * sequence_cells;
+  } else if (options.prefix_cache_cells <= 0) {
+    options.prefix_cache_cells = options.context_cells / 4;
+  }
 
   auto model = Model::load(options.model_path, options.alias);
   if (!model) return model.error();
@@ -35,19 +44,23 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   params.n_batch = static_cast<uint32_t>(std::max(options.step_tokens, options.parallel));
   params.n_ubatch = std::min<uint32_t>(params.n_batch, 512);
   params.n_seq_max = static_cast<uint32_t>(options.parallel + options.prefix_cache_entries);
+  if (!unified) params.n_ctx = static_cast<uint32_t>(sequence_cells) * params.n_seq_max;
   // One pool of worker threads; each step uses as many of them as --threads says, or as many
   // as the thread tuner finds fastest right now (--threads 0).
   const int pool_threads = options.threads > 0 ? options.threads : cores;
   params.n_threads = pool_threads;
   params.n_threads_batch = pool_threads;
-  params.kv_unified = true;
+  params.kv_unified = unified;
   params.no_perf = true;
   llama_context* context = llama_init_from_model((*model)->raw(), params);
   if (context == nullptr) {
     return Error::make(ErrorCode::kInternal,
                        "cannot create a llama.cpp context: " + last_llama_error());
   }
-  options.context_cells = static_cast<int>(llama_n_ctx(context));
+  // What a request may use: all cells (unified) or its own buffer's.
+  const int request_cells =
+      static_cast<int>(unified ? llama_n_ctx(context) : llama_n_ctx_seq(context));
+  if (unified) options.context_cells = request_cells;
   ggml_threadpool_params pool_params = ggml_threadpool_params_default(pool_threads);
   ggml_threadpool* threadpool = ggml_threadpool_new(&pool_params);
   if (threadpool == nullptr) {
@@ -58,15 +71,18 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
 
   std::unique_ptr<LlamaEngine> engine(new LlamaEngine(options));
   engine->model_ = std::move(model).value();
-  engine->max_context_ = std::min(engine->model_->context_length(), options.context_cells);
+  engine->max_context_ = std::min(engine->model_->context_length(), request_cells);
   engine->model_card_ = engine->model_->card();
   engine->model_card_.context_length = engine->max_context_;
   engine->loop_ = std::make_unique<Loop>(*engine, context, threadpool, pool_threads);
   spdlog::info(
-      "engine: {} ({}); {} threads, {} KV cells, {} parallel sequences, {} tokens per step",
+      "engine: {} ({}); {} threads, {} parallel sequences, {} tokens per step; KV: {} cells, {}",
       engine->model_card_.id, engine->model_card_.description,
       options.threads > 0 ? std::to_string(options.threads) : "auto 1-" + std::to_string(cores),
-      options.context_cells, options.parallel, options.step_tokens);
+      options.parallel, options.step_tokens, llama_n_ctx(context),
+      unified ? "one buffer for all"
+              : fmt::format("a buffer of {} for each sequence and each of {} cached prefixes",
+                            request_cells, options.prefix_cache_entries));
 
   LlamaEngine* self = engine.get();
   engine->thread_ = std::thread([self] {

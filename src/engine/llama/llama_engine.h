@@ -26,13 +26,22 @@ struct EngineOptions {
   std::string model_path;
   std::string alias;              // the id clients use; default: the file name without .gguf
   int threads = 0;                // compute threads for llama.cpp; 0: one per core
-  int context_cells = 16384;      // KV cells shared by all sequences and the prefix cache
+  int context_cells = 16384;      // KV cells for the running sequences (see kv_layout)
   int parallel = 16;              // sequences running at once
   int step_tokens = 256;          // tokens per llama_decode call (decode tokens + prefill chunks)
   int default_max_tokens = 1024;  // when a request does not say
   int prefix_cache_entries = 32;  // cached prefixes (each holds a sequence id)
-  int prefix_cache_cells = 0;     // KV cells the prefix cache may hold; 0: a quarter of the context
-  bool warmup = true;             // decode a representative batch before ready()
+  int prefix_cache_cells = 0;     // unified: KV cells the prefix cache may hold; 0: a quarter
+  // How the KV cache is laid out. kUnified (the default): one buffer of context_cells for all,
+  // prefixes shared in place, and one request may fill it (a desk prompt with articles and
+  // history can be long); but every row of every step scans every cell in use, cached
+  // conversations included. kPerSequence: a buffer of context_cells / parallel cells for
+  // each running sequence and each cached prefix (at most `parallel` of them, so the cache adds
+  // up to context_cells again); a step's attention reads only each sequence's own buffer, and
+  // a prefix is shared by copying its cells: faster steps when requests are short
+  // (docs/performance.md measures both), llama-server's layout with -np.
+  enum class KvLayout { kUnified, kPerSequence } kv_layout = KvLayout::kUnified;
+  bool warmup = true;  // decode a representative batch before ready()
   // When a request that outranks a running one finds no room: pause the running one by
   // saving its KV to memory (kSave), by dropping it and recomputing later (kRecompute), or not
   // at all (kOff). kSave is the default by measurement (bench/preemption-cost).

@@ -32,6 +32,7 @@ LlamaEngine::Loop::Loop(LlamaEngine& engine, llama_context* context, ggml_thread
       context_(context),
       memory_(llama_get_memory(context)),
       options_(engine.options_),
+      unified_(engine.options_.kv_layout == EngineOptions::KvLayout::kUnified),
       scheduler_(engine.options_.scheduling),
       prefix_cache_(range(engine.options_.parallel,
                           engine.options_.parallel + engine.options_.prefix_cache_entries),
@@ -42,7 +43,7 @@ LlamaEngine::Loop::Loop(LlamaEngine& engine, llama_context* context, ggml_thread
   free_seq_ids_ = range(0, options_.parallel);
   std::reverse(free_seq_ids_.begin(), free_seq_ids_.end());
   batch_ = llama_batch_init(std::max(options_.step_tokens, options_.parallel), 0, 1);
-  counters_.kv_cells_total = options_.context_cells;
+  counters_.kv_cells_total = static_cast<std::int64_t>(llama_n_ctx(context));
 }
 
 LlamaEngine::Loop::~Loop() {

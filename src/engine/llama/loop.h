@@ -109,6 +109,10 @@ class LlamaEngine::Loop {
   // Tokens a sequence ahead must still compute before joining it beats computing them too.
   static constexpr std::size_t kMinJoinTokens = 32;
   std::int64_t free_cells() const;
+  // Makes positions [0, end) of sequence `to` (which holds nothing) the KV of `from`'s.
+  // Unified layout: the cells become shared, nothing is copied; per sequence: `from`'s cells
+  // are copied into `to`'s buffer, then trimmed to [0, end). Returns whether they are shared.
+  bool copy_prefix(int from, int to, std::size_t end);
   // step.cpp: one step's llama_decode calls and what follows
   struct Planned {
     Sequence* sequence;
@@ -130,6 +134,7 @@ class LlamaEngine::Loop {
   llama_context* context_;
   llama_memory_t memory_;
   const EngineOptions& options_;
+  const bool unified_;  // options_.kv_layout == kUnified
 
   // Inbox: guarded by inbox_mutex_.
   mutable std::mutex inbox_mutex_;
@@ -144,6 +149,7 @@ class LlamaEngine::Loop {
   Waiting waiting_;
   std::vector<std::unique_ptr<Sequence>> running_;  // in admission order
   std::vector<int> free_seq_ids_;
+  std::vector<std::uint8_t> copy_buffer_;  // copy_prefix's, kept: fresh memory faults slowly
   PrefixCache prefix_cache_;
   std::int64_t cells_reserved_ = 0;  // by running sequences
   llama_batch batch_{};

@@ -26,26 +26,42 @@ void LlamaEngine::Loop::step() {
   std::vector<Planned> planned;
   planned.reserve(running_.size());
 
-  // Every decoding sequence (one token left to feed) advances by one token.
-  for (auto& s : running_) {
+  // Every decoding sequence (one token left to feed) advances by one token. Tokens go in order
+  // of sequence id: with a buffer per sequence, llama.cpp puts only consecutive ids in one
+  // pass over the weights.
+  std::vector<Sequence*> by_id;
+  by_id.reserve(running_.size());
+  for (auto& s : running_)
+    by_id.push_back(s.get());
+  const auto id_order = [](const Sequence* a, const Sequence* b) { return a->seq_id < b->seq_id; };
+  std::sort(by_id.begin(), by_id.end(), id_order);
+  for (Sequence* s : by_id) {
     s->batch_index = -1;
     if (s->remaining() != 1) continue;
     add_token(batch_, s->tokens[s->n_past], static_cast<llama_pos>(s->n_past), s->seq_id, true);
     s->batch_index = batch_.n_tokens - 1;
-    planned.push_back({s.get(), 1});
+    planned.push_back({s, 1});
   }
   const int decode_tokens = batch_.n_tokens;  // one per decoding sequence, first in `planned`
-  // Prefill chunks fill the rest of the budget, oldest admission first; a minimum chunk keeps
-  // prefill moving even when the decode tokens alone fill the budget.
+  // Prefill chunks fill the rest of the budget, oldest admission first (then put in order of
+  // sequence id); a minimum chunk keeps prefill moving even when the decode tokens alone fill
+  // the budget.
   const int capacity = std::max(options_.step_tokens, options_.parallel);
   int budget =
       std::min(capacity - batch_.n_tokens, std::max(options_.step_tokens - batch_.n_tokens, 16));
+  std::vector<Planned> chunks;
   for (auto& s : running_) {
     if (budget <= 0) break;
     if (s->remaining() <= 1) continue;
     if (join_prefill(*s)) continue;  // a sequence ahead is computing this prompt's beginning
     const int chunk =
         static_cast<int>(std::min<std::size_t>(s->remaining(), static_cast<std::size_t>(budget)));
+    chunks.push_back({s.get(), chunk});
+    budget -= chunk;
+  }
+  std::sort(chunks.begin(), chunks.end(),
+            [&](const Planned& a, const Planned& b) { return id_order(a.sequence, b.sequence); });
+  for (const auto& [s, chunk] : chunks) {
     for (int k = 0; k < chunk; ++k) {
       const std::size_t at = s->n_past + static_cast<std::size_t>(k);
       add_token(batch_, s->tokens[at], static_cast<llama_pos>(at), s->seq_id,
@@ -53,8 +69,7 @@ void LlamaEngine::Loop::step() {
     }
     if (s->n_past + static_cast<std::size_t>(chunk) == s->tokens.size())
       s->batch_index = batch_.n_tokens - 1;
-    planned.push_back({s.get(), chunk});
-    budget -= chunk;
+    planned.push_back({s, chunk});
   }
   if (batch_.n_tokens == 0) return;
   // Threads for this step: fixed by --threads, or chosen by measurement.
@@ -126,7 +141,9 @@ bool LlamaEngine::Loop::run_batch(int first, int end, std::span<const Planned> p
     s.n_past += static_cast<std::size_t>(p.tokens);
     scheduler_.charge(s.request.tenant, p.tokens);  // fairness counts engine tokens
     // The prompt is now in the cache: requests that share its beginning can reuse it at once.
-    if (!s.has_first_token && s.n_past == s.prompt_size) cache_prefix(s, s.prompt_size);
+    // With a buffer per sequence that costs a copy, and a prompt that starts meanwhile finds
+    // the running sequence anyway (join_prefill).
+    if (unified_ && !s.has_first_token && s.n_past == s.prompt_size) cache_prefix(s, s.prompt_size);
   }
   // Logits belong to this call: sample before the next one overwrites them.
   for (const auto& p : planned) {
