@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "api/access.h"
 #include "api/routes.h"
@@ -28,8 +29,10 @@ namespace supportd::testing {
 class DeskServer {
  public:
   // `generate`: let the desk show generated text even though the model is synthesized (to
-  // exercise the generation path; its text is meaningless).
-  explicit DeskServer(bool generate = false, std::vector<std::string> topics = {}) {
+  // exercise the generation path; its text is meaningless). `configure` may change the
+  // engine's options.
+  explicit DeskServer(bool generate = false, std::vector<std::string> topics = {},
+                      const std::function<void(engine::llama::EngineOptions&)>& configure = {}) {
     namespace fs = std::filesystem;
     data_ = fs::temp_directory_path() /
             ("supportd-desk-test-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
@@ -40,6 +43,7 @@ class DeskServer {
     options.context_cells = 16384;
     options.parallel = 4;
     options.warmup = false;
+    if (configure) configure(options);
     engine_ = std::move(engine::llama::LlamaEngine::create(options)).value();
 
     store::StoreConfig store_config;

@@ -76,5 +76,26 @@ TEST(DeskGeneration, OneShotCacheHitsAnswerWithoutTheWorkersAndStreamsStillWork)
   EXPECT_EQ(empty.status, 400) << empty.body;
 }
 
+TEST(DeskGeneration, AConversationTooLongForTheModelIsAnsweredWithoutItsHistory) {
+  // 2,048 cells per request: the prompt with the articles fits, with a few thousand bytes of
+  // history (three-byte characters, a token or more each) it does not. The desk asks again
+  // without the history instead of giving up on generating.
+  DeskServer server(/*generate=*/true, {}, [](engine::llama::EngineOptions& options) {
+    options.kv_layout = engine::llama::EngineOptions::KvLayout::kPerSequence;
+    options.context_cells = 4 * 2048;
+  });
+  const std::string session = server.new_session();
+  std::string long_message = "我的包裹";
+  while (long_message.size() < 1500)
+    long_message += "还没有到，请帮我查一下物流。";
+  for (int turn = 0; turn < 4; ++turn) {
+    const auto r = server.post("/v1/sessions/" + session + "/messages",
+                               json::object{{"text", long_message + std::to_string(turn)}});
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(json::parse(r.body).at("answer").at("source"), json::value("model"))
+        << "turn " << turn << ": " << r.body;
+  }
+}
+
 }  // namespace
 }  // namespace supportd
