@@ -22,18 +22,12 @@ std::int64_t int_value(const gguf_context* g, const std::string& key) {
   const std::int64_t id = gguf_find_key(g, key.c_str());
   if (id < 0) return 0;
   switch (gguf_get_kv_type(g, id)) {
-    case GGUF_TYPE_UINT32:
-      return gguf_get_val_u32(g, id);
-    case GGUF_TYPE_INT32:
-      return gguf_get_val_i32(g, id);
-    case GGUF_TYPE_UINT64:
-      return static_cast<std::int64_t>(gguf_get_val_u64(g, id));
-    case GGUF_TYPE_INT64:
-      return gguf_get_val_i64(g, id);
-    case GGUF_TYPE_UINT16:
-      return gguf_get_val_u16(g, id);
-    default:
-      return 0;
+    case GGUF_TYPE_UINT32: return gguf_get_val_u32(g, id);
+    case GGUF_TYPE_INT32: return gguf_get_val_i32(g, id);
+    case GGUF_TYPE_UINT64: return static_cast<std::int64_t>(gguf_get_val_u64(g, id));
+    case GGUF_TYPE_INT64: return gguf_get_val_i64(g, id);
+    case GGUF_TYPE_UINT16: return gguf_get_val_u16(g, id);
+    default: return 0;
   }
 }
 

@@ -4,12 +4,9 @@ namespace supportd::sched {
 
 const char* priority_name(Priority priority) {
   switch (priority) {
-    case Priority::kHigh:
-      return "high";
-    case Priority::kNormal:
-      return "normal";
-    case Priority::kLow:
-      return "low";
+    case Priority::kHigh: return "high";
+    case Priority::kNormal: return "normal";
+    case Priority::kLow: return "low";
   }
   return "normal";
 }

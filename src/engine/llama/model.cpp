@@ -29,12 +29,8 @@ void log_callback(ggml_log_level level, const char* text, void* /*user*/) {
       last_error = pending_line;
       spdlog::warn("llama.cpp: {}", pending_line);
       break;
-    case GGML_LOG_LEVEL_WARN:
-      spdlog::debug("llama.cpp: {}", pending_line);
-      break;
-    default:
-      spdlog::trace("llama.cpp: {}", pending_line);
-      break;
+    case GGML_LOG_LEVEL_WARN: spdlog::debug("llama.cpp: {}", pending_line); break;
+    default: spdlog::trace("llama.cpp: {}", pending_line); break;
   }
   pending_line.clear();
 }
