@@ -279,6 +279,35 @@ TEST(Engine, EachSequenceGetsItsShareOfTheContextWithBuffersPerSequence) {
   EXPECT_EQ(sink->completion().reason, FinishReason::kLength);
 }
 
+TEST(Engine, TwoPromptsComputingOneShortPrefixTogetherKeepItOnce) {
+  // Unified layout: two requests start in the same step with a common beginning too short to
+  // wait for each other (under 32 tokens), so both compute it. When the second prompt is
+  // cached, its copy of those cells is swapped for the first one's (same tokens at the same
+  // positions): the answers must not change.
+  const std::string common = "Hello, I have a question about my order. ";
+  const std::vector<std::string> prompts = {common + "Where is it?", common + "Can I cancel?"};
+  auto engine = make_engine(2, 8, testing::synthesized_model(), EngineOptions::KvLayout::kUnified);
+  std::vector<std::string> alone;
+  for (const auto& p : prompts) {
+    alone.push_back(run(*engine, greedy(p, 12)));
+    engine->clear_prefix_cache();
+  }
+  const EngineStats before = engine->stats();
+  std::vector<std::shared_ptr<CollectSink>> sinks;
+  for (const auto& p : prompts) {
+    sinks.push_back(std::make_shared<CollectSink>());
+    ASSERT_TRUE(engine->submit(greedy(p, 12), sinks.back()).ok());
+  }
+  for (std::size_t i = 0; i < sinks.size(); ++i) {
+    ASSERT_TRUE(sinks[i]->wait());
+    EXPECT_EQ(sinks[i]->text(), alone[i]) << "prompt " << i;
+  }
+  const EngineStats after = testing::wait_until_idle(*engine);
+  EXPECT_GE(after.prefix_copies_merged - before.prefix_copies_merged, 1);
+  EXPECT_EQ(after.prefill_joins, before.prefill_joins);  // neither waited for the other
+  EXPECT_EQ(engine->sequences_holding_cells(), 0);
+}
+
 TEST(Engine, SeededSamplingIsDeterministic) {
   auto engine = make_engine(2, 0);
   GenerationRequest r = greedy("Tell me about your store", 32);
