@@ -32,7 +32,7 @@ bool LlamaEngine::Loop::copy_prefix(int from, int to, std::size_t end) {
     return false;
   }
   llama_memory_seq_rm(memory_, to, last, -1);
-  return false;
+  return true;
 }
 
 void LlamaEngine::Loop::admit() {
@@ -110,10 +110,9 @@ void LlamaEngine::Loop::start(std::unique_ptr<Sequence> sequence) {
     // Reuse the longest cached prefix, leaving at least one token to feed.
     ++counters_.prefix_lookups;
     const auto match = prefix_cache_.lookup(std::span(s.tokens).first(s.tokens.size() - 1));
-    if (match.length > 0) {
-      const bool shared = copy_prefix(match.seq_id, s.seq_id, match.length);
+    if (match.length > 0 && copy_prefix(match.seq_id, s.seq_id, match.length)) {
       s.n_past = match.length;
-      s.shared = shared ? match.length : 0;
+      s.shared = unified_ ? match.length : 0;
       if (!s.has_first_token) s.reused = match.length;
       ++counters_.prefix_hits;
       counters_.prompt_tokens_reused += static_cast<std::int64_t>(match.length);
@@ -161,7 +160,13 @@ void LlamaEngine::Loop::cache_prefix(Sequence& s, std::size_t length) {
   for (int id : insertion.evicted)
     llama_memory_seq_rm(memory_, id, -1, -1);
   if (insertion.seq_id >= 0 && !insertion.already_cached) {
-    if (copy_prefix(s.seq_id, insertion.seq_id, length)) s.shared = std::max(s.shared, length);
+    if (!copy_prefix(s.seq_id, insertion.seq_id, length)) {
+      // The trie now names cells that are not there: forget what it holds.
+      for (int id : prefix_cache_.clear())
+        llama_memory_seq_rm(memory_, id, -1, -1);
+    } else if (unified_) {
+      s.shared = std::max(s.shared, length);
+    }
   }
 }
 
@@ -217,11 +222,15 @@ bool LlamaEngine::Loop::join_prefill(Sequence& s) {
     // [0, n_past) of `s` holds the same tokens as the source's: take the source's cells for
     // the whole shared span (one copy in the cache, not two).
     llama_memory_seq_rm(memory_, s.seq_id, 0, -1);
-    const bool shared = copy_prefix(source, s.seq_id, best);
+    if (!copy_prefix(source, s.seq_id, best)) {
+      s.n_past = 0;  // its own cells are gone too: compute the prompt from the start
+      s.shared = 0;
+      return false;
+    }
     counters_.prompt_tokens_reused += static_cast<std::int64_t>(best - s.n_past);
     ++counters_.prefill_joins;
     s.n_past = best;
-    s.shared = shared ? best : 0;  // shared cells count where they were computed
+    s.shared = unified_ ? best : 0;  // shared cells count where they were computed
     if (!s.has_first_token) s.reused = best;
   }
   return false;

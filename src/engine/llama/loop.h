@@ -110,8 +110,9 @@ class LlamaEngine::Loop {
   static constexpr std::size_t kMinJoinTokens = 32;
   std::int64_t free_cells() const;
   // Makes positions [0, end) of sequence `to` (which holds nothing) the KV of `from`'s.
-  // Unified layout: the cells become shared, nothing is copied; per sequence: `from`'s cells
-  // are copied into `to`'s buffer, then trimmed to [0, end). Returns whether they are shared.
+  // Unified layout: the cells become shared (unified_), nothing is copied; per sequence:
+  // `from`'s cells are copied into `to`'s buffer, then trimmed to [0, end). Returns false
+  // when the copy failed; `to` then holds nothing.
   bool copy_prefix(int from, int to, std::size_t end);
   // step.cpp: one step's llama_decode calls and what follows
   struct Planned {
