@@ -350,17 +350,15 @@ class Desk::Turn::Relay final : public engine::GenerationSink {
 
 void Desk::Turn::generate() {
   std::vector<store::Message> history;
+  Prompt prompt;
   stage("prompt", [&] {
     if (!session_.empty()) {
       auto h = desk_.stores_.sessions->history(session_, 20, answer_.message_seq_id);
       if (h) history = std::move(h).value();
     }
+    prompt = build_prompt(desk_.options_.prompt, search_.hits, history, text_);
     return true;
   });
-  // A prompt over the model's context is asked again without the conversation so far (the
-  // articles, and so the citations, stay) before the knowledge base answers alone.
-  PromptOptions options = desk_.options_.prompt;
-  Prompt prompt = build_prompt(options, search_.hits, history, text_);
   answer_.citations = prompt.citations;
   if (!answer_.citations.empty()) sink_->on_citations(answer_.citations);
   output_ = std::make_unique<filter::OutputFilter>(desk_.rules_.for_tenant(tenant_));
@@ -376,9 +374,12 @@ void Desk::Turn::generate() {
     return desk_.engine_.submit(std::move(request), std::make_shared<Relay>(shared_from_this()));
   };
   auto submitted = submit(prompt);
+  // A prompt over the model's context is asked again without the conversation so far (the
+  // articles, and so the citations, stay) before the knowledge base answers alone.
   if (!submitted && submitted.error().code == ErrorCode::kTooLarge && !history.empty()) {
     spdlog::debug("desk: {}; asking again without the conversation so far",
                   submitted.error().message);
+    PromptOptions options = desk_.options_.prompt;
     options.history_chars = 0;
     Prompt shorter = build_prompt(options, search_.hits, history, text_);
     submitted = submit(shorter);
