@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <random>
 
 #include "collect_sink.h"
@@ -18,7 +19,8 @@ using testing::CollectSink;
 
 std::unique_ptr<LlamaEngine> make_engine(
     int parallel, int cache_entries = 8, const std::string& model = testing::synthesized_model(),
-    EngineOptions::KvLayout layout = EngineOptions{}.kv_layout) {
+    EngineOptions::KvLayout layout = EngineOptions{}.kv_layout,
+    const std::function<void(EngineOptions&)>& configure = {}) {
   EngineOptions options;
   options.kv_layout = layout;
   options.model_path = model;
@@ -28,6 +30,7 @@ std::unique_ptr<LlamaEngine> make_engine(
   options.step_tokens = 64;
   options.prefix_cache_entries = cache_entries;
   options.warmup = false;
+  if (configure) configure(options);
   auto engine = LlamaEngine::create(options);
   EXPECT_TRUE(engine.ok()) << (engine.ok() ? "" : engine.error().message);
   return std::move(engine).value();
@@ -49,6 +52,30 @@ std::string run(Engine& engine, GenerationRequest request, Completion* completio
   EXPECT_TRUE(sink->wait());
   if (completion) *completion = sink->completion();
   return sink->text();
+}
+
+// Each prompt's greedy answer, run one at a time, none reusing another's cached prefix.
+std::vector<std::string> answers_alone(LlamaEngine& engine, const std::vector<std::string>& prompts,
+                                       int max_tokens) {
+  std::vector<std::string> answers;
+  for (const auto& p : prompts) {
+    answers.push_back(run(engine, greedy(p, max_tokens)));
+    engine.clear_prefix_cache();
+  }
+  return answers;
+}
+
+// Submits every prompt at once (greedy); their sinks, in order.
+std::vector<std::shared_ptr<CollectSink>> submit_together(Engine& engine,
+                                                          const std::vector<std::string>& prompts,
+                                                          int max_tokens) {
+  std::vector<std::shared_ptr<CollectSink>> sinks;
+  for (const auto& p : prompts) {
+    sinks.push_back(std::make_shared<CollectSink>());
+    auto id = engine.submit(greedy(p, max_tokens), sinks.back());
+    EXPECT_TRUE(id.ok()) << (id.ok() ? "" : id.error().message);
+  }
+  return sinks;
 }
 
 const std::vector<std::string> kPrompts = {
@@ -73,15 +100,8 @@ INSTANTIATE_TEST_SUITE_P(Layouts, EngineLayouts,
 
 TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATime) {
   auto engine = make_engine(8, 0, testing::synthesized_model(), GetParam());
-  std::vector<std::string> alone;
-  for (const auto& p : kPrompts)
-    alone.push_back(run(*engine, greedy(p, 24)));
-
-  std::vector<std::shared_ptr<CollectSink>> sinks;
-  for (const auto& p : kPrompts) {
-    sinks.push_back(std::make_shared<CollectSink>());
-    ASSERT_TRUE(engine->submit(greedy(p, 24), sinks.back()).ok());
-  }
+  const std::vector<std::string> alone = answers_alone(*engine, kPrompts, 24);
+  const auto sinks = submit_together(*engine, kPrompts, 24);
   for (std::size_t i = 0; i < sinks.size(); ++i) {
     ASSERT_TRUE(sinks[i]->wait());
     EXPECT_EQ(sinks[i]->text(), alone[i]) << "prompt " << i;
@@ -198,18 +218,13 @@ TEST_P(EngineLayouts, ABurstSharingOnePrefixComputesItOnce) {
   const std::vector<std::string> questions = {
       "Question: can I return boots?", "Question: do you ship to Spain?",
       "Question: where is my parcel?", "Question: how do I pay?"};
+  std::vector<std::string> prompts;
+  for (const auto& q : questions)
+    prompts.push_back(shared + q);
   auto engine = make_engine(4, 8, testing::synthesized_model(), GetParam());
-  std::vector<std::string> alone;
-  for (const auto& q : questions) {
-    alone.push_back(run(*engine, greedy(shared + q, 16)));
-    engine->clear_prefix_cache();
-  }
+  const std::vector<std::string> alone = answers_alone(*engine, prompts, 16);
   const EngineStats before = engine->stats();
-  std::vector<std::shared_ptr<CollectSink>> sinks;
-  for (const auto& q : questions) {
-    sinks.push_back(std::make_shared<CollectSink>());
-    ASSERT_TRUE(engine->submit(greedy(shared + q, 16), sinks.back()).ok());
-  }
+  const auto sinks = submit_together(*engine, prompts, 16);
   int computed_it = 0;   // requests that took none of their prompt from another
   std::int64_t fed = 0;  // tokens the burst had to feed: own prompt tokens, answers fed back
   for (std::size_t i = 0; i < sinks.size(); ++i) {
@@ -280,24 +295,22 @@ TEST(Engine, EachSequenceGetsItsShareOfTheContextWithBuffersPerSequence) {
 }
 
 TEST(Engine, TwoPromptsComputingOneShortPrefixTogetherKeepItOnce) {
-  // Unified layout: two requests start in the same step with a common beginning too short to
-  // wait for each other (under 32 tokens), so both compute it. When the second prompt is
-  // cached, its copy of those cells is swapped for the first one's (same tokens at the same
-  // positions): the answers must not change.
+  // Unified layout: two requests start in the same step (a dynamic batch of two) with a
+  // common beginning too short to wait for each other (under 32 tokens), so both compute it.
+  // When the second prompt is cached, its copy of those cells is swapped for the first one's
+  // (same tokens at the same positions): the answers must not change.
   const std::string common = "Hello, I have a question about my order. ";
   const std::vector<std::string> prompts = {common + "Where is it?", common + "Can I cancel?"};
-  auto engine = make_engine(2, 8, testing::synthesized_model(), EngineOptions::KvLayout::kUnified);
-  std::vector<std::string> alone;
-  for (const auto& p : prompts) {
-    alone.push_back(run(*engine, greedy(p, 12)));
-    engine->clear_prefix_cache();
-  }
+  const auto model = testing::synthesized_model();
+  const std::vector<std::string> alone =
+      answers_alone(*make_engine(2, 8, model, EngineOptions::KvLayout::kUnified), prompts, 12);
+  auto engine = make_engine(2, 8, model, EngineOptions::KvLayout::kUnified, [](auto& options) {
+    options.scheduling.batching = sched::BatchingMode::kDynamic;
+    options.scheduling.batch_max = 2;
+    options.scheduling.batch_window = std::chrono::seconds(30);
+  });
   const EngineStats before = engine->stats();
-  std::vector<std::shared_ptr<CollectSink>> sinks;
-  for (const auto& p : prompts) {
-    sinks.push_back(std::make_shared<CollectSink>());
-    ASSERT_TRUE(engine->submit(greedy(p, 12), sinks.back()).ok());
-  }
+  const auto sinks = submit_together(*engine, prompts, 12);
   for (std::size_t i = 0; i < sinks.size(); ++i) {
     ASSERT_TRUE(sinks[i]->wait());
     EXPECT_EQ(sinks[i]->text(), alone[i]) << "prompt " << i;
