@@ -107,6 +107,37 @@ void AdmissionControl::set_predicted_rate(double per_second) {
   predicted_rate_ = std::max(per_second, 0.0);
 }
 
+void AdmissionControl::set_slot_releases(
+    std::vector<std::chrono::steady_clock::time_point> releases, double service_seconds) {
+  std::sort(releases.begin(), releases.end());
+  std::lock_guard lock(mutex_);
+  releases_ = std::move(releases);
+  service_seconds_ = std::max(service_seconds, 0.0);
+}
+
+std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot(
+    Priority priority, int ahead, std::chrono::steady_clock::time_point now) const {
+  std::vector<double> releases;  // seconds from now
+  double service = 0;
+  {
+    std::lock_guard lock(mutex_);
+    if (releases_.empty()) return std::nullopt;
+    for (const auto& release : releases_)
+      releases.push_back(std::max(std::chrono::duration<double>(release - now).count(), 0.0));
+    service = service_seconds_;
+  }
+  const auto slots = static_cast<int>(releases.size());
+  const auto start = [&](int k) {
+    return releases[static_cast<std::size_t>(k % slots)] + (k / slots) * service;
+  };
+  const double overtaking = higher_rate(priority, arrivals_);
+  // Those arriving during the wait found go first; then during the longer wait they make.
+  double wait = start(ahead);
+  for (int round = 0; round < 2; ++round)
+    wait = start(ahead + static_cast<int>(std::lround(overtaking * wait)));
+  return std::chrono::duration<double>(wait + step_time());
+}
+
 void AdmissionControl::set_step_time(double seconds) {
   std::lock_guard lock(mutex_);
   step_seconds_ = std::max(seconds, 0.0);
@@ -172,7 +203,13 @@ std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority)
     return std::chrono::duration<double>(rest + step);  // it starts at the next step
   }
   const int ahead = static_cast<int>(std::lround(std::max(overtakers - left, 0.0)));
-  return std::chrono::duration<double>(rest) + expected_wait(priority, ahead);
+  const auto by_rate = std::chrono::duration<double>(rest) + expected_wait(priority, ahead);
+  // The rate knows nothing of where the running sequences are: when all of them started
+  // together a moment ago, no slot frees for a while whatever the average says. A request
+  // accepted against the rate alone was then refused at the next step's re-check, late.
+  if (left > 0) return by_rate;
+  const auto by_slots = wait_for_slot(priority, -left, std::chrono::steady_clock::now());
+  return by_slots ? std::max(by_rate, *by_slots) : by_rate;
 }
 
 double AdmissionControl::higher_rate(Priority priority,

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "core/status.h"
 #include "sched/priority.h"
@@ -54,6 +55,11 @@ class AdmissionControl {
   // surge): completions per second expected from the running sequences' remaining tokens and
   // the step time; 0 when unknown.
   void set_predicted_rate(double per_second);
+  // Engine-side facts: when each running sequence is expected to finish (its prompt chunks and
+  // answer tokens left, at the recent step time) and the mean service time of a sequence.
+  // Empty when nothing runs.
+  void set_slot_releases(std::vector<std::chrono::steady_clock::time_point> releases,
+                         double service_seconds);
 
   // Requests per second the engine completes (recent average), and the spread of the gaps
   // between completions (standard deviation / mean).
@@ -72,8 +78,17 @@ class AdmissionControl {
   // step, then the first token's step when a free slot is left for it (everyone else waiting
   // in its class or above takes one first) and higher classes arriving before the next step
   // (Poisson at their rate) are unlikely (2%) to take it; else as above, with as many ahead
-  // as those arrivals are expected to outnumber the slots left.
+  // as those arrivals are expected to outnumber the slots left, and never shorter than the
+  // slot releases say (wait_for_slot).
   std::chrono::duration<double> expected_wait(Priority priority) const;
+  // The wait from `now` before a request of `priority` with `ahead` requests before it
+  // produces its first token, by the slot releases: the (ahead+1)-th slot to free, each slot
+  // serving its running sequence and then one of the mean service time after another, with
+  // the higher classes arriving meanwhile going first; plus the step of its first token.
+  // Unlike the rate, it knows how far the running sequences are: after a wait, the next
+  // release is nearer. Nullopt when no releases are known.
+  std::optional<std::chrono::duration<double>> wait_for_slot(
+      Priority priority, int ahead, std::chrono::steady_clock::time_point now) const;
   // When trying again is likely to work for a refused request of `priority`.
   std::chrono::seconds retry_after(Priority priority) const;
   int waiting(Priority priority) const { return waiting_[static_cast<int>(priority)].load(); }
@@ -100,10 +115,12 @@ class AdmissionControl {
   std::array<std::atomic<int>, kPriorityCount> waiting_{};
   std::atomic<int> free_slots_{1 << 20};  // until the engine says
   mutable std::mutex mutex_;
-  Rate completions_;                                // guarded by mutex_
-  double predicted_rate_ = 0;                       // guarded by mutex_
-  double step_seconds_ = 0;                         // guarded by mutex_
-  std::chrono::steady_clock::time_point step_end_;  // expected; guarded by mutex_
+  Rate completions_;                                             // guarded by mutex_
+  double predicted_rate_ = 0;                                    // guarded by mutex_
+  std::vector<std::chrono::steady_clock::time_point> releases_;  // sorted; guarded by mutex_
+  double service_seconds_ = 0;                                   // guarded by mutex_
+  double step_seconds_ = 0;                                      // guarded by mutex_
+  std::chrono::steady_clock::time_point step_end_;               // expected; guarded by mutex_
   std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class; guarded by mutex_
   std::array<Rate, kPriorityCount> offered_;   // every request per class; guarded by mutex_
 };

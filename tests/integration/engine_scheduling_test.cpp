@@ -2,7 +2,9 @@
 // or repeating tokens, queue bounds, deadlines.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <mutex>
+#include <thread>
 
 #include "collect_sink.h"
 #include "engine/llama/llama_engine.h"
@@ -15,7 +17,8 @@ using testing::CollectSink;
 
 std::unique_ptr<LlamaEngine> make_engine(
     int parallel, EngineOptions::Preemption preemption, std::array<int, 3> queue_limit = {0, 0, 0},
-    EngineOptions::KvLayout layout = EngineOptions{}.kv_layout) {
+    EngineOptions::KvLayout layout = EngineOptions{}.kv_layout,
+    const std::function<void(EngineOptions&)>& configure = {}) {
   EngineOptions options;
   options.kv_layout = layout;
   options.model_path = testing::synthesized_model();
@@ -27,6 +30,7 @@ std::unique_ptr<LlamaEngine> make_engine(
   options.warmup = false;
   options.preemption = preemption;
   options.admission.queue_limit = queue_limit;
+  if (configure) configure(options);
   auto engine = LlamaEngine::create(options);
   EXPECT_TRUE(engine.ok());
   return std::move(engine).value();
@@ -183,24 +187,23 @@ TEST(EngineScheduling, AFullClassQueueIsRefusedAtOnce) {
   ASSERT_TRUE(later->wait());
 }
 
-TEST(EngineScheduling, AWaitingRequestPastItsDeadlineIsRefusedNotLeftHanging) {
-  // A fast service rate is measured, so a short deadline looks reachable on arrival; then
-  // nothing finishes (the blocker never ends). The request is refused (re-checked against the
-  // decaying rate, or when its deadline passes), never left waiting.
+TEST(EngineScheduling, ARequestBehindOneFarFromDoneIsRefusedOnArrivalWhateverTheRate) {
+  // A fast service rate is measured, so by the rate alone a short deadline looks reachable;
+  // but the one slot runs a request with 100,000 tokens to go. Refused on arrival, with a
+  // Retry-After, not accepted and refused (late) at a later step.
   auto engine = make_engine(1, EngineOptions::Preemption::kOff);
   measure_service_rate(*engine, 1);
   auto blocker = std::make_shared<CollectSink>();
   auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
   ASSERT_TRUE(blocker->wait_pieces(1));
-  auto late = std::make_shared<CollectSink>();
+  EXPECT_LT(engine->admission().expected_wait(Priority::kNormal, 0), std::chrono::seconds(2))
+      << "the rate alone would accept";
   GenerationRequest r = greedy("in a hurry", 4);
   r.deadline = Clock::now() + std::chrono::seconds(2);
-  auto id = engine->submit(r, late);
-  ASSERT_TRUE(id.ok()) << id.error().message;
-  ASSERT_TRUE(late->wait(std::chrono::seconds(30)));
-  EXPECT_EQ(late->completion().reason, FinishReason::kDeadline);
-  EXPECT_EQ(late->completion().usage.completion_tokens, 0);
-  EXPECT_GE(late->completion().error.retry_after_s, 1);
+  auto refused = engine->submit(r, std::make_shared<CollectSink>());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kDeadline);
+  EXPECT_GE(refused.error().retry_after_s, 1);
   engine->cancel(*blocker_id);
   ASSERT_TRUE(blocker->wait());
 }
@@ -227,15 +230,49 @@ TEST(EngineScheduling, OnAColdStartTheRunningRequestsPredictTheWait) {
   EXPECT_EQ(patient->completion().reason, FinishReason::kLength);
 }
 
+TEST(EngineScheduling, AFreshEngineRefusesOnArrivalDuringItsFirstStep) {
+  // A fresh server's first step can be long (here a whole prompt of 3,000 tokens). Its warm-up
+  // timed steps, so the running request predicts the wait from the moment it starts: a request
+  // arriving during that first step is refused on arrival, not accepted blind (no step measured
+  // yet) and refused once the step is over.
+  auto engine = make_engine(1, EngineOptions::Preemption::kOff, {0, 0, 0},
+                            EngineOptions{}.kv_layout, [](EngineOptions& options) {
+                              options.warmup = true;
+                              options.step_tokens = 4096;
+                            });
+  std::string prompt;
+  for (int i = 0; i < 1500; ++i)
+    prompt += "parcel ";
+  auto blocker = std::make_shared<CollectSink>();
+  const auto sent = Clock::now();
+  auto blocker_id = engine->submit(greedy(prompt, 100000), blocker);
+  ASSERT_TRUE(blocker_id.ok());
+  while (engine->admission().completion_rate() <= 0 &&
+         Clock::now() - sent < std::chrono::minutes(1))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  GenerationRequest r = greedy("in a hurry", 4);
+  r.deadline = Clock::now() + std::chrono::seconds(2);
+  auto refused = engine->submit(r, std::make_shared<CollectSink>());
+  const double refused_ms = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kDeadline);
+  ASSERT_TRUE(blocker->wait_pieces(1));
+  engine->cancel(*blocker_id);
+  ASSERT_TRUE(blocker->wait());
+  const double first_token_ms = blocker->completion().timings.first_token_ms;
+  ASSERT_GE(first_token_ms, 0);
+  EXPECT_LT(refused_ms, first_token_ms) << "refused only after the first step";
+}
+
 TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {
-  // A normal request is accepted (its deadline is reachable at the measured rate), then a flood
-  // of high requests overtakes it: its deadline can no longer be met, and it is refused at the
-  // next step, long before the deadline itself, with a Retry-After.
+  // A normal request is accepted: the running request finishes soon, well before its deadline.
+  // Then long high requests overtake it: its deadline can no longer be met, and it is refused
+  // at the next step, long before the deadline itself, with a Retry-After.
   auto engine = make_engine(1, EngineOptions::Preemption::kOff);
   measure_service_rate(*engine, 2);
-  auto blocker = std::make_shared<CollectSink>();
-  auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
-  ASSERT_TRUE(blocker->wait_pieces(1));
+  auto running = std::make_shared<CollectSink>();
+  ASSERT_TRUE(engine->submit(greedy("occupy", 64), running).ok());
+  ASSERT_TRUE(running->wait_pieces(1));
   const auto deadline = std::chrono::seconds(20);
   auto overtaken = std::make_shared<CollectSink>();
   GenerationRequest r = greedy("in a hurry", 4);
@@ -243,10 +280,13 @@ TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {
   r.deadline = sent + deadline;
   ASSERT_TRUE(engine->submit(r, overtaken).ok());
   std::vector<std::shared_ptr<CollectSink>> high;
-  for (int i = 0; i < 200; ++i) {
+  std::vector<Engine::RequestId> high_ids;
+  for (int i = 0; i < 20; ++i) {
     high.push_back(std::make_shared<CollectSink>());
-    ASSERT_TRUE(
-        engine->submit(greedy("vip " + std::to_string(i), 1, Priority::kHigh), high.back()).ok());
+    auto id =
+        engine->submit(greedy("vip " + std::to_string(i), 100000, Priority::kHigh), high.back());
+    ASSERT_TRUE(id.ok());
+    high_ids.push_back(*id);
   }
   ASSERT_TRUE(overtaken->wait(std::chrono::seconds(30)));
   const auto answered = Clock::now() - sent;
@@ -254,10 +294,39 @@ TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {
   EXPECT_EQ(overtaken->completion().usage.completion_tokens, 0);
   EXPECT_GE(overtaken->completion().error.retry_after_s, 1);
   EXPECT_LT(answered, deadline / 2) << "refused only when the deadline passed";
-  engine->cancel(*blocker_id);
-  ASSERT_TRUE(blocker->wait());
+  for (auto id : high_ids)
+    engine->cancel(id);
   for (auto& h : high)
     ASSERT_TRUE(h->wait());
+  ASSERT_TRUE(running->wait());
+}
+
+TEST(EngineScheduling, AnAcceptedRequestWhoseSlotFreesInTimeIsNotRefusedLater) {
+  // A request arrives while another runs that is a quarter as long as the measured ones, and
+  // is given a deadline 10% beyond the wait the measured rate expects. Accepted, it is not
+  // refused later: the running request's remaining tokens say its slot frees in time. (The
+  // rate-based estimate, re-applied at every step, is no shorter after a wait, so it refused
+  // such a request a few steps later, before the slot freed.) The margins allow the engine to
+  // run four times slower than when it was measured. A fresh engine each round: the
+  // completions of earlier rounds, in pairs, would make the rate bursty.
+  for (int round = 0; round < 3; ++round) {
+    auto engine = make_engine(1, EngineOptions::Preemption::kOff);
+    measure_service_rate(*engine, 64);
+    auto running = std::make_shared<CollectSink>();
+    ASSERT_TRUE(engine->submit(greedy("occupy", 16), running).ok());
+    ASSERT_TRUE(running->wait_pieces(1));
+    const auto expected = engine->admission().expected_wait(Priority::kNormal, 0);
+    ASSERT_GT(expected.count(), 0);
+    auto waiting = std::make_shared<CollectSink>();
+    GenerationRequest r = greedy("next in line", 4);
+    r.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(expected * 1.1);
+    const auto accepted = engine->submit(r, waiting);
+    ASSERT_TRUE(accepted.ok()) << accepted.error().message;
+    ASSERT_TRUE(waiting->wait());
+    EXPECT_EQ(waiting->completion().reason, FinishReason::kLength)
+        << "round " << round << ": " << waiting->completion().error.message;
+    ASSERT_TRUE(running->wait());
+  }
 }
 
 }  // namespace

@@ -217,6 +217,49 @@ TEST(AdmissionControl, HigherClassesArrivingLengthenALowerClassWait) {
   EXPECT_GT(control.expected_wait(Priority::kHigh, 9).count(), 5 * high);
 }
 
+TEST(AdmissionControl, TheSlotReleasesGiveTheWaitForTheKthSlot) {
+  // Two running sequences finish in 1 s and 2 s; a sequence takes 3 s; a step 0.1 s.
+  AdmissionControl control;
+  EXPECT_FALSE(control.wait_for_slot(Priority::kNormal, 0, std::chrono::steady_clock::now()));
+  control.set_step_time(0.1);
+  const auto now = std::chrono::steady_clock::now();
+  control.set_slot_releases({now + std::chrono::seconds(2), now + std::chrono::seconds(1)}, 3.0);
+  EXPECT_NEAR(control.wait_for_slot(Priority::kNormal, 0, now)->count(), 1.1, 1e-6);
+  EXPECT_NEAR(control.wait_for_slot(Priority::kNormal, 1, now)->count(), 2.1, 1e-6);
+  EXPECT_NEAR(control.wait_for_slot(Priority::kNormal, 2, now)->count(), 4.1, 1e-6);  // 1 + 3
+  EXPECT_NEAR(control.wait_for_slot(Priority::kNormal, 3, now)->count(), 5.1, 1e-6);  // 2 + 3
+  // Half a second later the first slot is half a second nearer (a rate would not know).
+  EXPECT_NEAR(
+      control.wait_for_slot(Priority::kNormal, 0, now + std::chrono::milliseconds(500))->count(),
+      0.6, 1e-6);
+  // Higher classes arriving meanwhile take slots first; the highest class has none above it.
+  for (int i = 0; i < 20; ++i)
+    ASSERT_FALSE(control.enter(Priority::kHigh, std::nullopt));
+  EXPECT_NEAR(control.wait_for_slot(Priority::kHigh, 0, now)->count(), 1.1, 1e-6);
+  EXPECT_GT(control.wait_for_slot(Priority::kNormal, 0, now)->count(), 4.0);
+  control.set_slot_releases({}, 0);
+  EXPECT_FALSE(control.wait_for_slot(Priority::kNormal, 0, now));
+}
+
+TEST(AdmissionControl, ADeadlineIsRefusedOnArrivalWhenNoSlotFreesInTimeWhateverTheRate) {
+  // A hundred completions a second measured, but the four running sequences started together
+  // and none finishes for 5 s: a 1-second deadline is out of reach.
+  AdmissionControl control;
+  const auto now = std::chrono::steady_clock::now();
+  record_completions(control, std::chrono::milliseconds(10), now);
+  control.set_free_slots(0);
+  control.set_step_time(0.01);
+  // By the rate alone, a 1-second deadline is accepted.
+  EXPECT_FALSE(control.enter(Priority::kNormal, now + std::chrono::seconds(1)));
+  control.left_queue(Priority::kNormal);
+  const auto in_five = now + std::chrono::seconds(5);
+  control.set_slot_releases({in_five, in_five, in_five, in_five}, 5.0);
+  auto refused = control.enter(Priority::kNormal, now + std::chrono::seconds(1));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->error.code, ErrorCode::kDeadline);
+  EXPECT_FALSE(control.enter(Priority::kNormal, now + std::chrono::seconds(30)));
+}
+
 TEST(RateLimiter, RequestBucketRefillsAtItsRate) {
   RateLimiter limiter;
   limiter.set_limit("k", {2.0, 2.0, 0});

@@ -111,6 +111,8 @@ void LlamaEngine::Loop::run() {
     // arrivals then count on none.
     engine_.admission_.set_free_slots(scheduler_.empty() ? static_cast<int>(free_seq_ids_.size())
                                                          : 0);
+    // Requests arriving during the coming step see a rate that counts the ones just started.
+    predict_completions();
     refuse_unreachable_deadlines();
     if (!running_.empty()) {
       step();
@@ -192,10 +194,17 @@ void LlamaEngine::Loop::expire_deadlines() {
 }
 
 void LlamaEngine::Loop::refuse_unreachable_deadlines() {
-  // Admission checked each deadline against the service rate on arrival; since then higher
-  // classes may have overtaken the request, or the rate may have dropped. Re-checked every step,
-  // a deadline that can no longer be met is refused now rather than when it passes.
-  // Only while every slot is busy: then starts wait for completions, which the rate predicts.
+  // Admission checked each deadline on arrival, against the service rate with a margin for how
+  // completions bunch; since then higher classes may have overtaken the request, or the engine
+  // may have slowed. Re-checked every step, a deadline that can no longer be met is refused now
+  // rather than when it passes. Only while every slot is busy: then a start waits for a running
+  // sequence to finish.
+  //
+  // The re-check asks whether the deadline is out of reach, not whether it is safe: it counts
+  // when the running sequences will finish by the tokens they have left. The arrival's rate
+  // says nothing of how long a request has waited already (the next completion is no nearer
+  // after 200 ms than on arrival), so re-applying it refused requests accepted on a thin margin
+  // a few steps later, late, though their slot was about to free.
   if (waiting_.empty() || !free_seq_ids_.empty()) return;
   const auto now = Clock::now();
   struct Place {
@@ -219,7 +228,8 @@ void LlamaEngine::Loop::refuse_unreachable_deadlines() {
   int ahead = 0;
   for (const Place& place : order) {
     Sequence& s = *place.it->second;
-    const auto wait = engine_.admission_.expected_wait(place.priority, ahead);
+    const auto wait = engine_.admission_.wait_for_slot(place.priority, ahead, now)
+                          .value_or(engine_.admission_.expected_wait(place.priority, ahead));
     if (s.request.deadline && !s.has_first_token &&
         now + std::chrono::duration_cast<Clock::duration>(wait) > *s.request.deadline) {
       spdlog::debug("request {} refused after waiting {:.0f} ms: expected wait {:.0f} ms, {} ahead",
@@ -248,21 +258,36 @@ LlamaEngine::Loop::Waiting::iterator LlamaEngine::Loop::refuse_waiting(Waiting::
 }
 
 void LlamaEngine::Loop::predict_completions() {
-  // Until completions are measured, admission control needs some rate to refuse on: with its
-  // slots kept full, the engine completes the running sequences' number per service time (all
-  // of a sequence's prompt chunks and answer tokens at the recent step time). Their remaining
+  // When each running sequence will finish: its prompt chunks and answer tokens left, at the
+  // recent step time. Until completions are measured, admission control also needs some rate
+  // to refuse on: with its slots kept full, the engine completes the running sequences' number
+  // per service time (all of a sequence's prompt chunks and answer tokens). Their remaining
   // times would predict the next completion, but not the rate: midway through, that is twice
   // too fast, and one sequence about to finish alone claimed a hundred completions a second.
-  const double step_ms = step_time_.mean();
-  engine_.admission_.set_step_time(step_ms / 1e3);
-  if (running_.empty() || step_ms <= 0) return;
-  double steps = 0;
+  const double step_seconds = step_time_.mean() / 1e3;
+  engine_.admission_.set_step_time(step_seconds);
+  const auto now = Clock::now();
+  const auto chunk = static_cast<std::size_t>(std::max(options_.step_tokens, 1));
+  const auto steps = [&](std::size_t prompt_tokens, int answer_tokens) {
+    return static_cast<double>((prompt_tokens + chunk - 1) / chunk) + std::max(answer_tokens, 1);
+  };
+  std::vector<Clock::time_point> releases;
+  double service_steps = 0;
   for (const auto& s : running_) {
-    const double prompt = static_cast<double>(s->prompt_size - std::min(s->reused, s->prompt_size));
-    steps += std::ceil(prompt / std::max(options_.step_tokens, 1)) + std::max(s->max_new, 1);
+    if (!s->sink) continue;
+    const std::size_t prompt_left = s->n_past < s->prompt_size ? s->prompt_size - s->n_past : 0;
+    const double left = steps(prompt_left, s->max_new - s->generated) * step_seconds;
+    releases.push_back(
+        now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left)));
+    service_steps += steps(s->prompt_size - std::min(s->reused, s->prompt_size), s->max_new);
   }
-  const double mean_seconds = steps / static_cast<double>(running_.size()) * step_ms / 1e3;
-  engine_.admission_.set_predicted_rate(static_cast<double>(running_.size()) / mean_seconds);
+  const double service_seconds =
+      releases.empty() ? 0 : service_steps / static_cast<double>(releases.size()) * step_seconds;
+  if (step_seconds <= 0) releases.clear();
+  if (service_seconds > 0) {
+    engine_.admission_.set_predicted_rate(static_cast<double>(releases.size()) / service_seconds);
+  }
+  engine_.admission_.set_slot_releases(std::move(releases), service_seconds);
 }
 
 void LlamaEngine::Loop::finish(Sequence& s, FinishReason reason, Error error) {

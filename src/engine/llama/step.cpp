@@ -156,7 +156,10 @@ bool LlamaEngine::Loop::run_batch(int first, int end, std::span<const Planned> p
 
 void LlamaEngine::Loop::warm_up() {
   // A cold model is slow for its first requests (page faults, allocator growth, kernel
-  // repacking): run what a busy moment looks like once, before reporting ready.
+  // repacking): run what a busy moment looks like once, before reporting ready. Then run it
+  // again, warm, timed: the step-time model starts from those calls, so admission control can
+  // predict the service rate from a fresh server's first step, instead of accepting every
+  // deadline until a step has been measured and refusing some of them later.
   const auto started = Clock::now();
   const int sequences = std::min(options_.parallel, 8);
   const int capacity = std::max(options_.step_tokens, options_.parallel);
@@ -166,22 +169,39 @@ void LlamaEngine::Loop::warm_up() {
       true, false);
   const int prompt =
       std::max(1, std::min<int>(static_cast<int>(sample.size()), capacity / sequences));
-  batch_.n_tokens = 0;
-  for (int s = 0; s < sequences; ++s) {
-    for (int i = 0; i < prompt; ++i)
-      add_token(batch_, sample[i], i, s, i == prompt - 1);
-  }
-  bool ok = llama_decode(context_, batch_) == 0;
-  for (int k = 0; ok && k < 4; ++k) {
+  bool ok = true;
+  for (int round = 0; ok && round < 2; ++round) {
+    const bool timed = round == 1;
+    const auto timed_decode = [&] {
+      const auto call_started = Clock::now();
+      ok = llama_decode(context_, batch_) == 0;
+      const double ms =
+          std::chrono::duration<double, std::milli>(Clock::now() - call_started).count();
+      if (ok && timed) {
+        step_time_.record(batch_.n_tokens, ms);
+        step_time_.record_step(ms);
+      }
+    };
     batch_.n_tokens = 0;
-    for (int s = 0; s < sequences; ++s)
-      add_token(batch_, sample[0], prompt + k, s, true);
-    ok = llama_decode(context_, batch_) == 0;
+    for (int s = 0; s < sequences; ++s) {
+      for (int i = 0; i < prompt; ++i)
+        add_token(batch_, sample[i], i, s, i == prompt - 1);
+    }
+    timed_decode();
+    for (int k = 0; ok && k < 4; ++k) {
+      batch_.n_tokens = 0;
+      for (int s = 0; s < sequences; ++s)
+        add_token(batch_, sample[0], prompt + k, s, true);
+      timed_decode();
+    }
+    llama_memory_clear(memory_, true);
   }
-  llama_memory_clear(memory_, true);
-  spdlog::info("engine: warm-up {} ({} sequences x {} tokens, {:.0f} ms)", ok ? "done" : "FAILED",
-               sequences, prompt,
-               std::chrono::duration<double, std::milli>(Clock::now() - started).count());
+  spdlog::info(
+      "engine: warm-up {} ({} sequences x {} tokens, {:.0f} ms; a step of {} tokens "
+      "{:.1f} ms, of {} tokens {:.1f} ms)",
+      ok ? "done" : "FAILED", sequences, prompt,
+      std::chrono::duration<double, std::milli>(Clock::now() - started).count(), sequences * prompt,
+      step_time_.predict(sequences * prompt), sequences, step_time_.predict(sequences));
 }
 
 bool LlamaEngine::Loop::decode_batch(const llama_batch& batch) {
