@@ -55,7 +55,8 @@ class Scheduler {
   // The request that should start next at `now`, or null. In dynamic batching, null while the
   // batch is still being collected or a batch is running (`running` sequences).
   const Ticket* next(Clock::time_point now, int running);
-  // Removes the ticket next() returned.  REQUIRES: next() returned it.
+  // Removes a waiting ticket: the one next() returned, or another the engine starts instead
+  // (a promised deadline).  REQUIRES: it is waiting.
   Ticket pop(std::uint64_t id);
 
   // The class a waiting ticket competes in now (after aging).

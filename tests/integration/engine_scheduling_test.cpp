@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "collect_sink.h"
@@ -299,6 +300,56 @@ TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {
   for (auto& h : high)
     ASSERT_TRUE(h->wait());
   ASSERT_TRUE(running->wait());
+}
+
+// A normal request is accepted with a 10-second deadline while a short request runs; then a
+// high request arrives (with a deadline of `high_deadline`, if any) and waits too. When the
+// slot frees, the normal request's deadline falls before the high request's end: 100,000
+// tokens are 30 s and more even at this tiny model's fastest steps.
+struct PromiseRun {
+  std::shared_ptr<CollectSink> promised = std::make_shared<CollectSink>();
+  std::shared_ptr<CollectSink> high = std::make_shared<CollectSink>();
+};
+PromiseRun run_promise(LlamaEngine& engine, std::optional<std::chrono::seconds> high_deadline) {
+  PromiseRun run;
+  measure_service_rate(engine, 1);  // past the cold first steps, which would make waits long
+  auto running = std::make_shared<CollectSink>();
+  EXPECT_TRUE(engine.submit(greedy("occupy", 20), running).ok());
+  EXPECT_TRUE(running->wait_pieces(1));
+  GenerationRequest promised = greedy("promised", 4);
+  promised.deadline = Clock::now() + std::chrono::seconds(10);
+  const auto accepted = engine.submit(promised, run.promised);
+  EXPECT_TRUE(accepted.ok()) << accepted.error().message;
+  GenerationRequest high = greedy("vip", 100000, Priority::kHigh);
+  if (high_deadline) high.deadline = Clock::now() + *high_deadline;
+  auto high_id = engine.submit(high, run.high);
+  EXPECT_TRUE(high_id.ok()) << high_id.error().message;
+  EXPECT_TRUE(run.promised->wait());
+  EXPECT_TRUE(run.high->wait_pieces(1));
+  engine.cancel(*high_id);
+  EXPECT_TRUE(run.high->wait());
+  EXPECT_TRUE(running->wait());
+  return run;
+}
+
+TEST(EngineScheduling, AFreeSlotThatIsAPromisedRequestsLastChanceGoesToIt) {
+  // The high request can wait for the next slot within its own deadline: the normal one,
+  // whose deadline falls before that slot, starts first instead of being refused late.
+  auto engine = make_engine(1, EngineOptions::Preemption::kOff);
+  const PromiseRun run = run_promise(*engine, std::chrono::seconds(600));
+  EXPECT_EQ(run.promised->completion().reason, FinishReason::kLength)
+      << run.promised->completion().error.message;
+  EXPECT_EQ(run.high->completion().reason, FinishReason::kCancelled);
+  EXPECT_GT(run.high->completion().usage.completion_tokens, 0);
+}
+
+TEST(EngineScheduling, AHighRequestWithoutADeadlineNeverWaitsForAnotherPromise) {
+  // Without a deadline of its own, the high request goes first as always; the normal one can
+  // then no longer start in time and is refused.
+  auto engine = make_engine(1, EngineOptions::Preemption::kOff);
+  const PromiseRun run = run_promise(*engine, std::nullopt);
+  EXPECT_EQ(run.promised->completion().reason, FinishReason::kDeadline);
+  EXPECT_EQ(run.high->completion().reason, FinishReason::kCancelled);
 }
 
 TEST(EngineScheduling, AnAcceptedRequestWhoseSlotFreesInTimeIsNotRefusedLater) {

@@ -1,5 +1,6 @@
 // Starting, preempting and resuming sequences: who gets a sequence id and KV cells.
 #include <algorithm>
+#include <limits>
 
 #include <spdlog/spdlog.h>
 
@@ -39,14 +40,54 @@ void LlamaEngine::Loop::admit() {
   const auto now = Clock::now();
   const bool idle = running_.empty();
   while (const sched::Ticket* next = scheduler_.next(now, static_cast<int>(running_.size()))) {
-    const sched::Ticket candidate = *next;  // a copy: preempting pushes into the scheduler
+    sched::Ticket candidate = *next;  // a copy: preempting pushes into the scheduler
     const bool fits = !free_seq_ids_.empty() && candidate.cells <= free_cells();
     if (!fits && !make_room(candidate)) return;  // wait for running sequences to finish
+    if (fits) candidate = keep_promise(candidate, now);
     const sched::Ticket ticket = scheduler_.pop(candidate.id);
     auto node = waiting_.extract(ticket.id);
     start(std::move(node.mapped()));
   }
   if (idle && !running_.empty()) engine_.admission_.engine_busy(now);
+}
+
+sched::Ticket LlamaEngine::Loop::keep_promise(const sched::Ticket& candidate,
+                                              Clock::time_point now) const {
+  const double step = step_time_.mean() / 1e3;
+  if (free_seq_ids_.size() != 1 || step <= 0 ||
+      scheduler_.options().batching != sched::BatchingMode::kContinuous) {
+    return candidate;  // more slots free (or none known to be timed): no one's last chance
+  }
+  const Sequence& chosen = *waiting_.at(candidate.id);
+  // A request with neither a deadline nor a started stream has a promise nobody measured.
+  if (!chosen.request.deadline && !chosen.has_first_token) return candidate;
+  const auto after = [&](double seconds) {
+    return now +
+           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  };
+  double next_running = std::numeric_limits<double>::infinity();  // seconds to the next release
+  for (const auto& s : running_) {
+    if (s->sink) next_running = std::min(next_running, steps_left(*s) * step);
+  }
+  // The next slot to free if the candidate takes this one; a request whose deadline falls
+  // before it can only start now.
+  const auto next_if_chosen = after(std::min(next_running, steps_left(chosen) * step) + step);
+  const Sequence* promised = nullptr;
+  for (const auto& [id, s] : waiting_) {
+    if (id == candidate.id || !s->request.deadline || s->has_first_token) continue;
+    const auto deadline = *s->request.deadline;
+    if (deadline <= now || deadline >= next_if_chosen || s->cells > free_cells()) continue;
+    if (promised == nullptr || deadline < *promised->request.deadline) promised = s.get();
+  }
+  if (promised == nullptr) return candidate;
+  // The candidate, first in line, then starts at the next release: a deadline must allow it (a
+  // preempted stream, past its first token, has none left to keep).
+  const auto next_if_promised = after(std::min(next_running, steps_left(*promised) * step) + step);
+  if (!chosen.has_first_token && *chosen.request.deadline < next_if_promised) return candidate;
+  spdlog::debug("request {} starts before request {}: the free slot is its last chance",
+                promised->id, chosen.id);
+  return {promised->id, promised->request.priority, promised->request.tenant, promised->submitted,
+          promised->cells};
 }
 
 bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate) {
@@ -67,6 +108,9 @@ bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate) {
     Sequence* victim = nullptr;
     for (auto& s : running_) {
       if (!s->sink || s->request.priority <= candidate.priority) continue;
+      // Started with a deadline and no first token yet: paused now, it could miss its deadline
+      // in the queue (a start that was promised). It has its first token within a few steps.
+      if (s->request.deadline && !s->has_first_token) continue;
       if (victim == nullptr || s->request.priority > victim->request.priority ||
           (s->request.priority == victim->request.priority && s->admitted > victim->admitted)) {
         victim = s.get();

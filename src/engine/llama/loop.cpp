@@ -267,19 +267,16 @@ void LlamaEngine::Loop::predict_completions() {
   const double step_seconds = step_time_.mean() / 1e3;
   engine_.admission_.set_step_time(step_seconds);
   const auto now = Clock::now();
-  const auto chunk = static_cast<std::size_t>(std::max(options_.step_tokens, 1));
-  const auto steps = [&](std::size_t prompt_tokens, int answer_tokens) {
-    return static_cast<double>((prompt_tokens + chunk - 1) / chunk) + std::max(answer_tokens, 1);
-  };
+  const double chunk = std::max(options_.step_tokens, 1);
   std::vector<Clock::time_point> releases;
   double service_steps = 0;
   for (const auto& s : running_) {
     if (!s->sink) continue;
-    const std::size_t prompt_left = s->n_past < s->prompt_size ? s->prompt_size - s->n_past : 0;
-    const double left = steps(prompt_left, s->max_new - s->generated) * step_seconds;
+    const double left = steps_left(*s) * step_seconds;
     releases.push_back(
         now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left)));
-    service_steps += steps(s->prompt_size - std::min(s->reused, s->prompt_size), s->max_new);
+    const double prompt = static_cast<double>(s->prompt_size - std::min(s->reused, s->prompt_size));
+    service_steps += std::ceil(prompt / chunk) + std::max(s->max_new, 1);
   }
   const double service_seconds =
       releases.empty() ? 0 : service_steps / static_cast<double>(releases.size()) * step_seconds;
@@ -288,6 +285,13 @@ void LlamaEngine::Loop::predict_completions() {
     engine_.admission_.set_predicted_rate(static_cast<double>(releases.size()) / service_seconds);
   }
   engine_.admission_.set_slot_releases(std::move(releases), service_seconds);
+}
+
+double LlamaEngine::Loop::steps_left(const Sequence& s) const {
+  const double prompt_left =
+      s.n_past < s.prompt_size ? static_cast<double>(s.prompt_size - s.n_past) : 0;
+  return std::ceil(prompt_left / std::max(options_.step_tokens, 1)) +
+         std::max(s.max_new - s.generated, 1);
 }
 
 void LlamaEngine::Loop::finish(Sequence& s, FinishReason reason, Error error) {

@@ -86,6 +86,8 @@ class LlamaEngine::Loop {
   void expire_deadlines();
   void refuse_unreachable_deadlines();
   void predict_completions();
+  // Engine steps a sequence still needs: its prompt chunks and answer tokens left.
+  double steps_left(const Sequence& sequence) const;
   // Ends a waiting request with a deadline refusal (503 with Retry-After); returns the next.
   using Waiting = std::map<RequestId, std::unique_ptr<Sequence>>;
   Waiting::iterator refuse_waiting(Waiting::iterator it, std::string message);
@@ -95,6 +97,12 @@ class LlamaEngine::Loop {
   void publish_stats();
   // admission.cpp: starting, preempting and resuming sequences
   void admit();
+  // Higher classes start first, but a request accepted with a deadline was promised a start by
+  // then: when the last free slot is a waiting request's last chance (the next slot frees after
+  // its deadline) and `candidate` can wait for that next slot within its own deadline, the
+  // promised request's ticket is returned instead of `candidate`'s. A candidate resuming its
+  // stream may wait too; one with neither a deadline nor a stream never waits for a promise.
+  sched::Ticket keep_promise(const sched::Ticket& candidate, Clock::time_point now) const;
   bool make_room(const sched::Ticket& candidate);
   void start(std::unique_ptr<Sequence> sequence);
   void preempt(Sequence& sequence);
