@@ -130,7 +130,7 @@ std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot(
   const auto start = [&](int k) {
     return releases[static_cast<std::size_t>(k % slots)] + (k / slots) * service;
   };
-  const double overtaking = higher_rate(priority, arrivals_);
+  const double overtaking = higher_rate(priority, arrivals_, kSettledGaps);
   // Those arriving during the wait found go first; then during the longer wait they make.
   double wait = start(ahead);
   for (int round = 0; round < 2; ++round)
@@ -213,12 +213,15 @@ std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority)
 }
 
 double AdmissionControl::higher_rate(Priority priority,
-                                     const std::array<Rate, kPriorityCount>& rates) const {
+                                     const std::array<Rate, kPriorityCount>& rates,
+                                     int min_gaps) const {
   std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
   double rate = 0;
-  for (int p = 0; p < static_cast<int>(priority); ++p)
+  for (int p = 0; p < static_cast<int>(priority); ++p) {
+    if (rates[p].gaps < min_gaps) continue;
     rate += rates[p].per_second(now, 0);  // a class that stopped arriving takes nothing
+  }
   return rate;
 }
 

@@ -107,7 +107,13 @@ class AdmissionControl {
   };
 
   // Events per second of the classes above `priority`, from `rates` (arrivals_ or offered_).
-  double higher_rate(Priority priority, const std::array<Rate, kPriorityCount>& rates) const;
+  // Classes with fewer than `min_gaps` gaps measured count as not arriving.
+  double higher_rate(Priority priority, const std::array<Rate, kPriorityCount>& rates,
+                     int min_gaps = 0) const;
+  // Gaps a class's arrival rate needs before wait_for_slot counts its overtakers: from one or
+  // two gaps (two high requests a millisecond apart on a fresh server), the rate says thousands
+  // a second, and a deadline the releases allow looked out of reach.
+  static constexpr int kSettledGaps = 4;
   double step_time() const;
   double rest_of_step(std::chrono::steady_clock::time_point now) const;  // seconds, >= 0
 

@@ -241,6 +241,21 @@ TEST(AdmissionControl, TheSlotReleasesGiveTheWaitForTheKthSlot) {
   EXPECT_FALSE(control.wait_for_slot(Priority::kNormal, 0, now));
 }
 
+TEST(AdmissionControl, AHigherClassJustSeenDoesNotYetCountAsOvertakingTheSlots) {
+  // Two high requests a moment apart on a fresh server: one gap, a rate of thousands a second.
+  // Counted, it would put every slot out of reach; it counts from four gaps on.
+  AdmissionControl control;
+  control.set_step_time(0.1);
+  const auto now = std::chrono::steady_clock::now();
+  control.set_slot_releases({now + std::chrono::seconds(1)}, 3.0);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_FALSE(control.enter(Priority::kHigh, std::nullopt));
+  EXPECT_NEAR(control.wait_for_slot(Priority::kNormal, 0, now)->count(), 1.1, 1e-6);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_FALSE(control.enter(Priority::kHigh, std::nullopt));
+  EXPECT_GT(control.wait_for_slot(Priority::kNormal, 0, now)->count(), 4.0);
+}
+
 TEST(AdmissionControl, ADeadlineIsRefusedOnArrivalWhenNoSlotFreesInTimeWhateverTheRate) {
   // A hundred completions a second measured, but the four running sequences started together
   // and none finishes for 5 s: a 1-second deadline is out of reach.
