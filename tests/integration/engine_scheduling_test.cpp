@@ -265,6 +265,25 @@ TEST(EngineScheduling, AFreshEngineRefusesOnArrivalDuringItsFirstStep) {
   EXPECT_LT(refused_ms, first_token_ms) << "refused only after the first step";
 }
 
+TEST(EngineScheduling, AnIdleEngineAcceptsADeadlineShorterThanTheServiceTime) {
+  // Requests ran one after another, each filling the one slot; now nothing runs. A deadline
+  // shorter than a service time but longer than a step is reachable: the slot is free. (The
+  // free slots were published before each step only, so after the last request finished they
+  // still said none, and the request was refused by the rate while the engine sat idle.)
+  auto engine = make_engine(1, EngineOptions::Preemption::kOff);
+  measure_service_rate(*engine, 64);
+  const auto service = engine->admission().expected_wait(Priority::kNormal, 0);
+  ASSERT_GT(service.count(), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the engine goes idle
+  auto sink = std::make_shared<CollectSink>();
+  GenerationRequest r = greedy("now", 4);
+  r.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(service / 2);
+  const auto accepted = engine->submit(r, sink);
+  ASSERT_TRUE(accepted.ok()) << accepted.error().message;
+  ASSERT_TRUE(sink->wait());
+  EXPECT_EQ(sink->completion().reason, FinishReason::kLength);
+}
+
 TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {
   // A normal request is accepted: the running request finishes soon, well before its deadline.
   // Then long high requests overtake it: its deadline can no longer be met, and it is refused

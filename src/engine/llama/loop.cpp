@@ -107,22 +107,17 @@ void LlamaEngine::Loop::run() {
     expire_deadlines();
     erase_finished();
     admit();
-    // What admit() left waiting holds no slot (dynamic batching, or short of KV cells): new
-    // arrivals then count on none.
-    engine_.admission_.set_free_slots(scheduler_.empty() ? static_cast<int>(free_seq_ids_.size())
-                                                         : 0);
-    // Requests arriving during the coming step see a rate that counts the ones just started.
-    predict_completions();
+    publish_admission();  // requests arriving during the step count the ones just started
     refuse_unreachable_deadlines();
     if (!running_.empty()) {
       step();
-      predict_completions();
     } else if (!scheduler_.empty()) {
       // Waiting without running: a dynamic-batching window is open. Nap briefly.
       std::unique_lock lock(inbox_mutex_);
       inbox_cv_.wait_for(lock, std::chrono::milliseconds(2));
     }
     erase_finished();
+    publish_admission();  // and until the next one, the slots this step freed (maybe idle)
     publish_stats();
   }
   // Shutdown: everything still queued or running ends as cancelled.
@@ -255,6 +250,14 @@ LlamaEngine::Loop::Waiting::iterator LlamaEngine::Loop::refuse_waiting(Waiting::
       static_cast<int>(engine_.admission_.retry_after(s.request.priority).count());
   finish(s, FinishReason::kDeadline, std::move(error));
   return waiting_.erase(it);
+}
+
+void LlamaEngine::Loop::publish_admission() {
+  // What admit() left waiting holds no slot (dynamic batching, or short of KV cells): new
+  // arrivals then count on none.
+  engine_.admission_.set_free_slots(scheduler_.empty() ? static_cast<int>(free_seq_ids_.size())
+                                                       : 0);
+  predict_completions();
 }
 
 void LlamaEngine::Loop::predict_completions() {

@@ -85,6 +85,9 @@ class LlamaEngine::Loop {
   void take_inbox(bool wait);
   void expire_deadlines();
   void refuse_unreachable_deadlines();
+  // Tells admission control the free slots, the step time, the predicted rate and when the
+  // running sequences finish (predict_completions).
+  void publish_admission();
   void predict_completions();
   // Engine steps a sequence still needs: its prompt chunks and answer tokens left.
   double steps_left(const Sequence& sequence) const;
