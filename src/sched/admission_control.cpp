@@ -117,25 +117,21 @@ void AdmissionControl::set_slot_releases(
 
 std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot(
     Priority priority, int ahead, std::chrono::steady_clock::time_point now) const {
-  std::vector<double> releases;  // seconds from now
-  double service = 0;
-  {
-    std::lock_guard lock(mutex_);
-    if (releases_.empty()) return std::nullopt;
-    for (const auto& release : releases_)
-      releases.push_back(std::max(std::chrono::duration<double>(release - now).count(), 0.0));
-    service = service_seconds_;
-  }
-  const auto slots = static_cast<int>(releases.size());
-  const auto start = [&](int k) {
-    return releases[static_cast<std::size_t>(k % slots)] + (k / slots) * service;
-  };
   const double overtaking = higher_rate(priority, arrivals_, kSettledGaps);
+  const double step = step_time();
+  std::lock_guard lock(mutex_);
+  if (releases_.empty()) return std::nullopt;
+  const auto slots = static_cast<int>(releases_.size());
+  const auto start = [&](int k) {  // seconds from now until the (k+1)-th slot frees
+    const auto release = releases_[static_cast<std::size_t>(k % slots)];
+    return std::max(std::chrono::duration<double>(release - now).count(), 0.0) +
+           (k / slots) * service_seconds_;
+  };
   // Those arriving during the wait found go first; then during the longer wait they make.
   double wait = start(ahead);
   for (int round = 0; round < 2; ++round)
     wait = start(ahead + static_cast<int>(std::lround(overtaking * wait)));
-  return std::chrono::duration<double>(wait + step_time());
+  return std::chrono::duration<double>(wait + step);
 }
 
 void AdmissionControl::set_step_time(double seconds) {

@@ -2,7 +2,6 @@
 #include "engine/llama/loop.h"
 
 #include <algorithm>
-#include <cmath>
 #include <future>
 
 #include <spdlog/spdlog.h>
@@ -223,8 +222,9 @@ void LlamaEngine::Loop::refuse_unreachable_deadlines() {
   int ahead = 0;
   for (const Place& place : order) {
     Sequence& s = *place.it->second;
-    const auto wait = engine_.admission_.wait_for_slot(place.priority, ahead, now)
-                          .value_or(engine_.admission_.expected_wait(place.priority, ahead));
+    const auto by_slots = engine_.admission_.wait_for_slot(place.priority, ahead, now);
+    const auto wait =
+        by_slots ? *by_slots : engine_.admission_.expected_wait(place.priority, ahead);
     if (s.request.deadline && !s.has_first_token &&
         now + std::chrono::duration_cast<Clock::duration>(wait) > *s.request.deadline) {
       spdlog::debug("request {} refused after waiting {:.0f} ms: expected wait {:.0f} ms, {} ahead",
@@ -270,7 +270,6 @@ void LlamaEngine::Loop::predict_completions() {
   const double step_seconds = step_time_.mean() / 1e3;
   engine_.admission_.set_step_time(step_seconds);
   const auto now = Clock::now();
-  const double chunk = std::max(options_.step_tokens, 1);
   std::vector<Clock::time_point> releases;
   double service_steps = 0;
   for (const auto& s : running_) {
@@ -278,8 +277,7 @@ void LlamaEngine::Loop::predict_completions() {
     const double left = steps_left(*s) * step_seconds;
     releases.push_back(
         now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left)));
-    const double prompt = static_cast<double>(s->prompt_size - std::min(s->reused, s->prompt_size));
-    service_steps += std::ceil(prompt / chunk) + std::max(s->max_new, 1);
+    service_steps += steps(s->prompt_size - std::min(s->reused, s->prompt_size), s->max_new);
   }
   const double service_seconds =
       releases.empty() ? 0 : service_steps / static_cast<double>(releases.size()) * step_seconds;
@@ -290,11 +288,13 @@ void LlamaEngine::Loop::predict_completions() {
   engine_.admission_.set_slot_releases(std::move(releases), service_seconds);
 }
 
+double LlamaEngine::Loop::steps(std::size_t prompt_tokens, int answer_tokens) const {
+  const auto chunk = static_cast<std::size_t>(std::max(options_.step_tokens, 1));
+  return static_cast<double>((prompt_tokens + chunk - 1) / chunk) + std::max(answer_tokens, 1);
+}
+
 double LlamaEngine::Loop::steps_left(const Sequence& s) const {
-  const double prompt_left =
-      s.n_past < s.prompt_size ? static_cast<double>(s.prompt_size - s.n_past) : 0;
-  return std::ceil(prompt_left / std::max(options_.step_tokens, 1)) +
-         std::max(s.max_new - s.generated, 1);
+  return steps(s.n_past < s.prompt_size ? s.prompt_size - s.n_past : 0, s.max_new - s.generated);
 }
 
 void LlamaEngine::Loop::finish(Sequence& s, FinishReason reason, Error error) {

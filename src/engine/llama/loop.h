@@ -89,6 +89,8 @@ class LlamaEngine::Loop {
   // running sequences finish (predict_completions).
   void publish_admission();
   void predict_completions();
+  // Engine steps for `prompt_tokens` in chunks and `answer_tokens` (at least one) decoded.
+  double steps(std::size_t prompt_tokens, int answer_tokens) const;
   // Engine steps a sequence still needs: its prompt chunks and answer tokens left.
   double steps_left(const Sequence& sequence) const;
   // Ends a waiting request with a deadline refusal (503 with Retry-After); returns the next.
