@@ -287,38 +287,84 @@ TEST(EngineScheduling, AnIdleEngineAcceptsADeadlineShorterThanTheServiceTime) {
 TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {
   // A normal request is accepted: the running request finishes soon, well before its deadline.
   // Then long high requests overtake it: its deadline can no longer be met, and it is refused
-  // at the next step, long before the deadline itself, with a Retry-After.
-  auto engine = make_engine(1, EngineOptions::Preemption::kOff);
-  measure_service_rate(*engine, 2);
-  auto running = std::make_shared<CollectSink>();
-  ASSERT_TRUE(engine->submit(greedy("occupy", 64), running).ok());
-  ASSERT_TRUE(running->wait_pieces(1));
-  const auto deadline = std::chrono::seconds(20);
-  auto overtaken = std::make_shared<CollectSink>();
-  GenerationRequest r = greedy("in a hurry", 4);
-  const auto sent = Clock::now();
-  r.deadline = sent + deadline;
-  ASSERT_TRUE(engine->submit(r, overtaken).ok());
-  std::vector<std::shared_ptr<CollectSink>> high;
-  std::vector<Engine::RequestId> high_ids;
-  for (int i = 0; i < 20; ++i) {
-    high.push_back(std::make_shared<CollectSink>());
-    auto id =
-        engine->submit(greedy("vip " + std::to_string(i), 100000, Priority::kHigh), high.back());
-    ASSERT_TRUE(id.ok());
-    high_ids.push_back(*id);
+  // at the next step, long before the deadline itself, with a Retry-After. With preemption
+  // on, the high requests are the only streams left running: none of them pauses for a
+  // normal request's promise.
+  for (auto preemption : {EngineOptions::Preemption::kOff, EngineOptions::Preemption::kRecompute}) {
+    SCOPED_TRACE(::testing::Message() << "preemption " << static_cast<int>(preemption));
+    auto engine = make_engine(1, preemption);
+    measure_service_rate(*engine, 2);
+    auto running = std::make_shared<CollectSink>();
+    ASSERT_TRUE(engine->submit(greedy("occupy", 64), running).ok());
+    ASSERT_TRUE(running->wait_pieces(1));
+    const auto deadline = std::chrono::seconds(20);
+    auto overtaken = std::make_shared<CollectSink>();
+    GenerationRequest r = greedy("in a hurry", 4);
+    const auto sent = Clock::now();
+    r.deadline = sent + deadline;
+    ASSERT_TRUE(engine->submit(r, overtaken).ok());
+    std::vector<std::shared_ptr<CollectSink>> high;
+    std::vector<Engine::RequestId> high_ids;
+    for (int i = 0; i < 20; ++i) {
+      high.push_back(std::make_shared<CollectSink>());
+      auto id =
+          engine->submit(greedy("vip " + std::to_string(i), 100000, Priority::kHigh), high.back());
+      ASSERT_TRUE(id.ok());
+      high_ids.push_back(*id);
+    }
+    ASSERT_TRUE(overtaken->wait(std::chrono::seconds(30)));
+    const auto answered = Clock::now() - sent;
+    EXPECT_EQ(overtaken->completion().reason, FinishReason::kDeadline);
+    EXPECT_EQ(overtaken->completion().usage.completion_tokens, 0);
+    EXPECT_GE(overtaken->completion().error.retry_after_s, 1);
+    EXPECT_LT(answered, deadline / 2) << "refused only when the deadline passed";
+    for (auto id : high_ids)
+      engine->cancel(id);
+    for (auto& h : high)
+      ASSERT_TRUE(h->wait());
+    ASSERT_TRUE(running->wait());
   }
-  ASSERT_TRUE(overtaken->wait(std::chrono::seconds(30)));
-  const auto answered = Clock::now() - sent;
-  EXPECT_EQ(overtaken->completion().reason, FinishReason::kDeadline);
-  EXPECT_EQ(overtaken->completion().usage.completion_tokens, 0);
-  EXPECT_GE(overtaken->completion().error.retry_after_s, 1);
-  EXPECT_LT(answered, deadline / 2) << "refused only when the deadline passed";
-  for (auto id : high_ids)
-    engine->cancel(id);
-  for (auto& h : high)
-    ASSERT_TRUE(h->wait());
-  ASSERT_TRUE(running->wait());
+}
+
+TEST(EngineScheduling, AnOvertakenRequestStartsByItsDeadlineInTheSlotOfAStreamOfItsClass) {
+  // Two normal streams run, a long one and one about to finish. A normal request is accepted
+  // with a deadline: the short stream's slot frees well before it. Then a high request takes
+  // that slot (the short stream pauses for it and waits ahead of the promised request), and no
+  // slot frees before the deadline any more. Rather than refused late, the promised request
+  // starts by its deadline in the long stream's slot, which pauses for it once.
+  auto engine = make_engine(2, EngineOptions::Preemption::kRecompute);
+  measure_service_rate(*engine, 4);
+  auto long_stream = std::make_shared<CollectSink>();
+  auto long_id = engine->submit(greedy("a long answer", 20000), long_stream);
+  ASSERT_TRUE(long_id.ok());
+  ASSERT_TRUE(long_stream->wait_pieces(1));
+  auto short_stream = std::make_shared<CollectSink>();
+  ASSERT_TRUE(engine->submit(greedy("a short answer", 32), short_stream).ok());
+  ASSERT_TRUE(short_stream->wait_pieces(1));
+  const auto deadline = std::chrono::seconds(2);
+  auto promised = std::make_shared<CollectSink>();
+  GenerationRequest r = greedy("promised", 4);
+  r.deadline = Clock::now() + deadline;
+  const auto accepted = engine->submit(r, promised);
+  ASSERT_TRUE(accepted.ok()) << accepted.error().message;
+  auto high = std::make_shared<CollectSink>();
+  auto high_id = engine->submit(greedy("vip", 20000, Priority::kHigh), high);
+  ASSERT_TRUE(high_id.ok());
+  ASSERT_TRUE(promised->wait(std::chrono::seconds(30)));
+  EXPECT_EQ(promised->completion().reason, FinishReason::kLength)
+      << promised->completion().error.message;
+  const double deadline_ms = std::chrono::duration<double, std::milli>(deadline).count();
+  EXPECT_LE(promised->completion().timings.queued_ms, deadline_ms);
+  EXPECT_EQ(engine->stats().preemptions, 2) << "the short stream for the high request, the long "
+                                               "one for the promise";
+  engine->cancel(*high_id);
+  engine->cancel(*long_id);
+  ASSERT_TRUE(high->wait());
+  ASSERT_TRUE(long_stream->wait());
+  ASSERT_TRUE(short_stream->wait());
+  EXPECT_EQ(short_stream->completion().usage.completion_tokens, 32);
+  EXPECT_EQ(long_stream->completion().usage.completion_tokens,
+            static_cast<int>(long_stream->pieces().size()));
 }
 
 // A normal request is accepted with a 10-second deadline while a short request runs; then a

@@ -42,13 +42,75 @@ void LlamaEngine::Loop::admit() {
   while (const sched::Ticket* next = scheduler_.next(now, static_cast<int>(running_.size()))) {
     sched::Ticket candidate = *next;  // a copy: preempting pushes into the scheduler
     const bool fits = !free_seq_ids_.empty() && candidate.cells <= free_cells();
-    if (!fits && !make_room(candidate)) return;  // wait for running sequences to finish
+    if (!fits && !make_room(candidate)) break;  // wait for running sequences to finish
     if (fits) candidate = keep_promise(candidate, now);
     const sched::Ticket ticket = scheduler_.pop(candidate.id);
     auto node = waiting_.extract(ticket.id);
     start(std::move(node.mapped()));
   }
+  start_due_promises(now);
   if (idle && !running_.empty()) engine_.admission_.engine_busy(now);
+}
+
+bool LlamaEngine::Loop::promises_kept_by_pausing() const {
+  return options_.preemption != EngineOptions::Preemption::kOff &&
+         scheduler_.options().batching == sched::BatchingMode::kContinuous;
+}
+
+bool LlamaEngine::Loop::may_pause_for_promise(const Sequence& s, Priority promised) {
+  // Its own class or a lower one; paused at most once (a stream paused for every promise in
+  // turn would never finish); and not a request with a deadline before its first token, whose
+  // own promise pausing would break.
+  return s.sink && s.request.priority >= promised && s.preemptions == 0 &&
+         !(s.request.deadline && !s.has_first_token);
+}
+
+void LlamaEngine::Loop::start_due_promises(Clock::time_point now) {
+  if (!promises_kept_by_pausing() || waiting_.empty()) return;
+  const double step = step_time_.mean() / 1e3;
+  if (step <= 0) return;
+  // The next admission comes after the step about to run; a deadline before then (with two
+  // steps to spare: one with a prompt chunk is longer) is due now.
+  const auto due_by =
+      now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(3 * step));
+  std::vector<Sequence*> due;
+  for (const auto& [id, s] : waiting_) {
+    if (!s->request.deadline || s->has_first_token) continue;
+    if (*s->request.deadline > now && *s->request.deadline <= due_by) due.push_back(s.get());
+  }
+  std::sort(due.begin(), due.end(), [](const Sequence* a, const Sequence* b) {
+    return *a->request.deadline < *b->request.deadline;
+  });
+  for (Sequence* promised : due) {
+    Sequence* victim = nullptr;  // the lowest class, then the latest admitted (least work lost)
+    for (auto& s : running_) {
+      if (!may_pause_for_promise(*s, promised->request.priority)) continue;
+      if (victim == nullptr || s->request.priority > victim->request.priority ||
+          (s->request.priority == victim->request.priority && s->admitted > victim->admitted)) {
+        victim = s.get();
+      }
+    }
+    const bool slot_free = !free_seq_ids_.empty();
+    if (!slot_free && victim == nullptr) continue;  // it expires: nothing it may displace
+    const std::int64_t freed = slot_free ? 0 : victim->cells;
+    if (promised->cells > free_cells() + freed + static_cast<std::int64_t>(prefix_cache_.cells())) {
+      continue;  // even that would not make room for it
+    }
+    if (!slot_free) {
+      spdlog::debug("request {} starts at its deadline: request {} pauses for it", promised->id,
+                    victim->id);
+      preempt(*victim);
+    }
+    if (promised->cells > free_cells()) {
+      for (int id :
+           prefix_cache_.evict_cells(static_cast<std::size_t>(promised->cells - free_cells()))) {
+        llama_memory_seq_rm(memory_, id, -1, -1);
+      }
+    }
+    scheduler_.pop(promised->id);
+    auto node = waiting_.extract(promised->id);
+    start(std::move(node.mapped()));
+  }
 }
 
 sched::Ticket LlamaEngine::Loop::keep_promise(const sched::Ticket& candidate,

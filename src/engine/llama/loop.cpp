@@ -2,6 +2,7 @@
 #include "engine/llama/loop.h"
 
 #include <algorithm>
+#include <functional>
 #include <future>
 
 #include <spdlog/spdlog.h>
@@ -199,6 +200,10 @@ void LlamaEngine::Loop::refuse_unreachable_deadlines() {
   // says nothing of how long a request has waited already (the next completion is no nearer
   // after 200 ms than on arrival), so re-applying it refused requests accepted on a thin margin
   // a few steps later, late, though their slot was about to free.
+  //
+  // A refusal now is late all the same (the client was told it was accepted): a request out of
+  // the releases' reach is kept instead while a running stream may pause for it at its deadline
+  // (start_due_promises), one stream per request.
   if (waiting_.empty() || !free_seq_ids_.empty()) return;
   const auto now = Clock::now();
   struct Place {
@@ -219,6 +224,15 @@ void LlamaEngine::Loop::refuse_unreachable_deadlines() {
   std::sort(order.begin(), order.end(), [](const Place& a, const Place& b) {
     return a.priority != b.priority ? a.priority < b.priority : a.submitted < b.submitted;
   });
+  // Streams that may pause for a promise, lowest class first: each can keep one.
+  std::vector<Priority> pausable;
+  if (promises_kept_by_pausing()) {
+    for (const auto& s : running_) {
+      // One before its first token with a deadline will have it by the time it is needed.
+      if (s->sink && s->preemptions == 0) pausable.push_back(s->request.priority);
+    }
+    std::sort(pausable.begin(), pausable.end(), std::greater<>());
+  }
   int ahead = 0;
   for (const Place& place : order) {
     Sequence& s = *place.it->second;
@@ -227,6 +241,14 @@ void LlamaEngine::Loop::refuse_unreachable_deadlines() {
         by_slots ? *by_slots : engine_.admission_.expected_wait(place.priority, ahead);
     if (s.request.deadline && !s.has_first_token &&
         now + std::chrono::duration_cast<Clock::duration>(wait) > *s.request.deadline) {
+      // Kept at its deadline by pausing a stream of its class or a lower one, if there is one.
+      const auto victim = std::find_if(pausable.begin(), pausable.end(),
+                                       [&](Priority p) { return p >= s.request.priority; });
+      if (victim != pausable.end()) {
+        pausable.erase(victim);
+        ++ahead;
+        continue;
+      }
       spdlog::debug("request {} refused after waiting {:.0f} ms: expected wait {:.0f} ms, {} ahead",
                     s.id, std::chrono::duration<double, std::milli>(now - s.submitted).count(),
                     wait.count() * 1e3, ahead);

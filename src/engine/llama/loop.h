@@ -108,6 +108,12 @@ class LlamaEngine::Loop {
   // promised request's ticket is returned instead of `candidate`'s. A candidate resuming its
   // stream may wait too; one with neither a deadline nor a stream never waits for a promise.
   sched::Ticket keep_promise(const sched::Ticket& candidate, Clock::time_point now) const;
+  // A waiting request whose deadline falls before the next admission starts now: in a free
+  // slot the scheduler gave no one, or in the slot of a running stream that pauses for it
+  // (may_pause_for_promise). Only with preemption on, in continuous batching.
+  void start_due_promises(Clock::time_point now);
+  bool promises_kept_by_pausing() const;
+  static bool may_pause_for_promise(const Sequence& sequence, Priority promised);
   bool make_room(const sched::Ticket& candidate);
   void start(std::unique_ptr<Sequence> sequence);
   void preempt(Sequence& sequence);
