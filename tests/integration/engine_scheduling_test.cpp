@@ -57,6 +57,20 @@ void measure_service_rate(LlamaEngine& engine, int max_tokens) {
   }
 }
 
+// A request holding a slot: submitted and past its first token.
+struct Holder {
+  std::shared_ptr<CollectSink> sink = std::make_shared<CollectSink>();
+  Engine::RequestId id = 0;
+};
+Holder hold_slot(LlamaEngine& engine, GenerationRequest request) {
+  Holder holder;
+  auto id = engine.submit(std::move(request), holder.sink);
+  EXPECT_TRUE(id.ok()) << id.error().message;
+  if (id.ok()) holder.id = *id;
+  EXPECT_TRUE(holder.sink->wait_pieces(1));
+  return holder;
+}
+
 // Records the order in which requests finish.
 struct FinishOrder {
   std::mutex mutex;
@@ -163,9 +177,7 @@ TEST(EngineScheduling, AgedRequestsNeverPreemptEachOtherForEver) {
 
 TEST(EngineScheduling, AFullClassQueueIsRefusedAtOnce) {
   auto engine = make_engine(1, EngineOptions::Preemption::kOff, {0, 2, 0});
-  auto blocker = std::make_shared<CollectSink>();
-  auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
-  ASSERT_TRUE(blocker->wait_pieces(1));
+  auto [blocker, blocker_id] = hold_slot(*engine, greedy("occupy", 100000));
   std::vector<std::shared_ptr<CollectSink>> queued;
   for (int i = 0; i < 2; ++i) {
     queued.push_back(std::make_shared<CollectSink>());
@@ -178,7 +190,7 @@ TEST(EngineScheduling, AFullClassQueueIsRefusedAtOnce) {
   // Other classes have their own bounds.
   auto high = std::make_shared<CollectSink>();
   EXPECT_TRUE(engine->submit(greedy("high", 2, Priority::kHigh), high).ok());
-  engine->cancel(*blocker_id);
+  engine->cancel(blocker_id);
   for (auto& q : queued)
     ASSERT_TRUE(q->wait());
   ASSERT_TRUE(high->wait());
@@ -194,9 +206,7 @@ TEST(EngineScheduling, ARequestBehindOneFarFromDoneIsRefusedOnArrivalWhateverThe
   // Retry-After, not accepted and refused (late) at a later step.
   auto engine = make_engine(1, EngineOptions::Preemption::kOff);
   measure_service_rate(*engine, 1);
-  auto blocker = std::make_shared<CollectSink>();
-  auto blocker_id = engine->submit(greedy("occupy", 100000), blocker);
-  ASSERT_TRUE(blocker->wait_pieces(1));
+  auto [blocker, blocker_id] = hold_slot(*engine, greedy("occupy", 100000));
   EXPECT_LT(engine->admission().expected_wait(Priority::kNormal, 0), std::chrono::seconds(2))
       << "the rate alone would accept";
   GenerationRequest r = greedy("in a hurry", 4);
@@ -205,7 +215,7 @@ TEST(EngineScheduling, ARequestBehindOneFarFromDoneIsRefusedOnArrivalWhateverThe
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kDeadline);
   EXPECT_GE(refused.error().retry_after_s, 1);
-  engine->cancel(*blocker_id);
+  engine->cancel(blocker_id);
   ASSERT_TRUE(blocker->wait());
 }
 
@@ -294,9 +304,7 @@ TEST(EngineScheduling, AWaitingRequestOvertakenPastItsDeadlineIsRefusedEarly) {
     SCOPED_TRACE(::testing::Message() << "preemption " << static_cast<int>(preemption));
     auto engine = make_engine(1, preemption);
     measure_service_rate(*engine, 2);
-    auto running = std::make_shared<CollectSink>();
-    ASSERT_TRUE(engine->submit(greedy("occupy", 64), running).ok());
-    ASSERT_TRUE(running->wait_pieces(1));
+    auto running = hold_slot(*engine, greedy("occupy", 64)).sink;
     const auto deadline = std::chrono::seconds(20);
     auto overtaken = std::make_shared<CollectSink>();
     GenerationRequest r = greedy("in a hurry", 4);
@@ -334,13 +342,8 @@ TEST(EngineScheduling, AnOvertakenRequestStartsByItsDeadlineInTheSlotOfAStreamOf
   // starts by its deadline in the long stream's slot, which pauses for it once.
   auto engine = make_engine(2, EngineOptions::Preemption::kRecompute);
   measure_service_rate(*engine, 4);
-  auto long_stream = std::make_shared<CollectSink>();
-  auto long_id = engine->submit(greedy("a long answer", 20000), long_stream);
-  ASSERT_TRUE(long_id.ok());
-  ASSERT_TRUE(long_stream->wait_pieces(1));
-  auto short_stream = std::make_shared<CollectSink>();
-  ASSERT_TRUE(engine->submit(greedy("a short answer", 32), short_stream).ok());
-  ASSERT_TRUE(short_stream->wait_pieces(1));
+  auto [long_stream, long_id] = hold_slot(*engine, greedy("a long answer", 20000));
+  auto short_stream = hold_slot(*engine, greedy("a short answer", 32)).sink;
   const auto deadline = std::chrono::seconds(2);
   auto promised = std::make_shared<CollectSink>();
   GenerationRequest r = greedy("promised", 4);
@@ -358,7 +361,7 @@ TEST(EngineScheduling, AnOvertakenRequestStartsByItsDeadlineInTheSlotOfAStreamOf
   EXPECT_EQ(engine->stats().preemptions, 2) << "the short stream for the high request, the long "
                                                "one for the promise";
   engine->cancel(*high_id);
-  engine->cancel(*long_id);
+  engine->cancel(long_id);
   ASSERT_TRUE(high->wait());
   ASSERT_TRUE(long_stream->wait());
   ASSERT_TRUE(short_stream->wait());
@@ -378,9 +381,7 @@ struct PromiseRun {
 PromiseRun run_promise(LlamaEngine& engine, std::optional<std::chrono::seconds> high_deadline) {
   PromiseRun run;
   measure_service_rate(engine, 1);  // past the cold first steps, which would make waits long
-  auto running = std::make_shared<CollectSink>();
-  EXPECT_TRUE(engine.submit(greedy("occupy", 20), running).ok());
-  EXPECT_TRUE(running->wait_pieces(1));
+  auto running = hold_slot(engine, greedy("occupy", 20)).sink;
   GenerationRequest promised = greedy("promised", 4);
   promised.deadline = Clock::now() + std::chrono::seconds(10);
   const auto accepted = engine.submit(promised, run.promised);
@@ -428,9 +429,7 @@ TEST(EngineScheduling, AnAcceptedRequestWhoseSlotFreesInTimeIsNotRefusedLater) {
   for (int round = 0; round < 3; ++round) {
     auto engine = make_engine(1, EngineOptions::Preemption::kOff);
     measure_service_rate(*engine, 64);
-    auto running = std::make_shared<CollectSink>();
-    ASSERT_TRUE(engine->submit(greedy("occupy", 16), running).ok());
-    ASSERT_TRUE(running->wait_pieces(1));
+    auto running = hold_slot(*engine, greedy("occupy", 16)).sink;
     const auto expected = engine->admission().expected_wait(Priority::kNormal, 0);
     ASSERT_GT(expected.count(), 0);
     auto waiting = std::make_shared<CollectSink>();

@@ -15,6 +15,12 @@ std::int64_t LlamaEngine::Loop::free_cells() const {
          static_cast<std::int64_t>(prefix_cache_.cells());
 }
 
+void LlamaEngine::Loop::evict_cached_prefixes(std::int64_t wanted) {
+  if (wanted <= free_cells()) return;
+  for (int id : prefix_cache_.evict_cells(static_cast<std::size_t>(wanted - free_cells())))
+    llama_memory_seq_rm(memory_, id, -1, -1);
+}
+
 bool LlamaEngine::Loop::copy_prefix(int from, int to, std::size_t end) {
   const auto last = static_cast<llama_pos>(end);
   if (unified_) {
@@ -101,12 +107,7 @@ void LlamaEngine::Loop::start_due_promises(Clock::time_point now) {
                     victim->id);
       preempt(*victim);
     }
-    if (promised->cells > free_cells()) {
-      for (int id :
-           prefix_cache_.evict_cells(static_cast<std::size_t>(promised->cells - free_cells()))) {
-        llama_memory_seq_rm(memory_, id, -1, -1);
-      }
-    }
+    evict_cached_prefixes(promised->cells);
     scheduler_.pop(promised->id);
     auto node = waiting_.extract(promised->id);
     start(std::move(node.mapped()));
@@ -155,10 +156,7 @@ sched::Ticket LlamaEngine::Loop::keep_promise(const sched::Ticket& candidate,
 bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate) {
   // First the prefix cache gives back cells.
   if (!free_seq_ids_.empty() && candidate.cells > free_cells()) {
-    for (int id :
-         prefix_cache_.evict_cells(static_cast<std::size_t>(candidate.cells - free_cells()))) {
-      llama_memory_seq_rm(memory_, id, -1, -1);
-    }
+    evict_cached_prefixes(candidate.cells);
     if (candidate.cells <= free_cells()) return true;
   }
   if (options_.preemption == EngineOptions::Preemption::kOff) return false;
@@ -180,12 +178,7 @@ bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate) {
     }
     if (victim == nullptr) return false;
     preempt(*victim);
-    if (!free_seq_ids_.empty() && candidate.cells > free_cells()) {
-      for (int id :
-           prefix_cache_.evict_cells(static_cast<std::size_t>(candidate.cells - free_cells()))) {
-        llama_memory_seq_rm(memory_, id, -1, -1);
-      }
-    }
+    if (!free_seq_ids_.empty()) evict_cached_prefixes(candidate.cells);
   }
   return true;
 }

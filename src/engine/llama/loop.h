@@ -128,6 +128,8 @@ class LlamaEngine::Loop {
   // Tokens a sequence ahead must still compute before joining it beats computing them too.
   static constexpr std::size_t kMinJoinTokens = 32;
   std::int64_t free_cells() const;
+  // Evicts prefix-cache entries until `wanted` cells are free (or the cache is empty).
+  void evict_cached_prefixes(std::int64_t wanted);
   // Makes positions [0, end) of sequence `to` (which holds nothing) the KV of `from`'s.
   // Unified layout: the cells become shared (unified_), nothing is copied; per sequence:
   // `from`'s cells are copied into `to`'s buffer, then trimmed to [0, end). Returns false
