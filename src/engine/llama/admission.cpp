@@ -76,9 +76,12 @@ void LlamaEngine::Loop::start_due_promises(Clock::time_point now) {
   const double step = step_time_.mean() / 1e3;
   if (step <= 0) return;
   // The next admission comes after the step about to run; a deadline before then (with two
-  // steps to spare: one with a prompt chunk is longer) is due now.
+  // steps to spare: one with a prompt chunk is longer; and at least kPromiseJitter, for the
+  // OS's scheduling delays, which millisecond steps do not cover) is due now.
   const auto due_by =
-      now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(3 * step));
+      now +
+      std::max(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(3 * step)),
+               std::chrono::duration_cast<Clock::duration>(kPromiseJitter));
   std::vector<Sequence*> due;
   for (const auto& [id, s] : waiting_) {
     if (!s->request.deadline || s->has_first_token) continue;

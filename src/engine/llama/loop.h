@@ -114,6 +114,7 @@ class LlamaEngine::Loop {
   void start_due_promises(Clock::time_point now);
   bool promises_kept_by_pausing() const;
   static bool may_pause_for_promise(const Sequence& sequence, Priority promised);
+  static constexpr std::chrono::milliseconds kPromiseJitter{25};
   bool make_room(const sched::Ticket& candidate);
   void start(std::unique_ptr<Sequence> sequence);
   void preempt(Sequence& sequence);
