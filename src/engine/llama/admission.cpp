@@ -71,21 +71,31 @@ bool LlamaEngine::Loop::may_pause_for_promise(const Sequence& s, Priority promis
          !(s.request.deadline && !s.has_first_token);
 }
 
+bool LlamaEngine::Loop::can_keep_promise(const Sequence& promised) const {
+  if (!promises_kept_by_pausing()) return false;
+  if (!free_seq_ids_.empty()) return true;
+  return std::any_of(running_.begin(), running_.end(), [&](const auto& s) {
+    return may_pause_for_promise(*s, promised.request.priority);
+  });
+}
+
 void LlamaEngine::Loop::start_due_promises(Clock::time_point now) {
   if (!promises_kept_by_pausing() || waiting_.empty()) return;
   const double step = step_time_.mean() / 1e3;
   if (step <= 0) return;
-  // The next admission comes after the step about to run; a deadline before then (with two
-  // steps to spare: one with a prompt chunk is longer; and at least kPromiseJitter, for the
-  // OS's scheduling delays, which millisecond steps do not cover) is due now.
+  // The next admission comes after the step about to run: a deadline before then is due now.
+  // Allowed for: twice the slowest recent iteration, three mean steps (until iterations are
+  // measured), and kPromiseJitter at least (the OS's scheduling delays, which millisecond
+  // steps do not cover).
+  const double window = std::max(
+      {2 * slowest_iteration_, 3 * step, std::chrono::duration<double>(kPromiseJitter).count()});
   const auto due_by =
-      now +
-      std::max(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(3 * step)),
-               std::chrono::duration_cast<Clock::duration>(kPromiseJitter));
+      now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(window));
   std::vector<Sequence*> due;
   for (const auto& [id, s] : waiting_) {
     if (!s->request.deadline || s->has_first_token) continue;
-    if (*s->request.deadline > now && *s->request.deadline <= due_by) due.push_back(s.get());
+    // One already past its deadline is here only if a step overran (expire_deadlines).
+    if (*s->request.deadline <= due_by) due.push_back(s.get());
   }
   std::sort(due.begin(), due.end(), [](const Sequence* a, const Sequence* b) {
     return *a->request.deadline < *b->request.deadline;

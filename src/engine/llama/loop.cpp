@@ -96,6 +96,7 @@ EngineStats LlamaEngine::Loop::stats() const {
 }
 
 void LlamaEngine::Loop::run() {
+  bool stepped = false;  // since last_admission_
   for (;;) {
     // Sleep only when nothing runs and nothing waits; a waiting batch window needs a wake-up.
     const bool idle = running_.empty() && scheduler_.empty();
@@ -106,11 +107,22 @@ void LlamaEngine::Loop::run() {
     }
     expire_deadlines();
     erase_finished();
+    const auto now = Clock::now();
+    // A decaying maximum, so one slow iteration (a long prompt chunk, the OS taking the core)
+    // is remembered for a while: start_due_promises must not wait for an admission that comes
+    // too late.
+    if (stepped) {
+      slowest_iteration_ = std::max(std::chrono::duration<double>(now - last_admission_).count(),
+                                    slowest_iteration_ * kSlowestIterationDecay);
+    }
+    last_admission_ = now;
+    stepped = false;
     admit();
     publish_admission();  // requests arriving during the step count the ones just started
     refuse_unreachable_deadlines();
     if (!running_.empty()) {
       step();
+      stepped = true;
     } else if (!scheduler_.empty()) {
       // Waiting without running: a dynamic-batching window is open. Nap briefly.
       std::unique_lock lock(inbox_mutex_);
@@ -175,10 +187,15 @@ void LlamaEngine::Loop::take_inbox(bool wait) {
 
 void LlamaEngine::Loop::expire_deadlines() {
   // A deadline is the latest time a request may start; one still waiting then is refused.
+  // Unless the loop itself was late: a deadline that passed since the last admission, which
+  // did not find it due (start_due_promises), passed during a step that overran its window
+  // (a loaded machine stalls a step many times over). If the promise can be kept, it is kept
+  // now: a start one step late beats a refusal.
   const auto now = Clock::now();
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     Sequence& s = *it->second;
-    if (s.request.deadline && *s.request.deadline <= now && !s.has_first_token) {
+    if (s.request.deadline && *s.request.deadline <= now && !s.has_first_token &&
+        !(*s.request.deadline > last_admission_ && can_keep_promise(s))) {
       spdlog::debug("request {} expired after waiting {:.0f} ms", s.id,
                     std::chrono::duration<double, std::milli>(now - s.submitted).count());
       it = refuse_waiting(it, "the request could not start before its deadline (timeout)");

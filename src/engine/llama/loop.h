@@ -115,6 +115,8 @@ class LlamaEngine::Loop {
   bool promises_kept_by_pausing() const;
   static bool may_pause_for_promise(const Sequence& sequence, Priority promised);
   static constexpr std::chrono::milliseconds kPromiseJitter{25};
+  // With pausing on: a free slot, or a running stream that may pause for it.
+  bool can_keep_promise(const Sequence& promised) const;
   bool make_room(const sched::Ticket& candidate);
   void start(std::unique_ptr<Sequence> sequence);
   void preempt(Sequence& sequence);
@@ -181,6 +183,11 @@ class LlamaEngine::Loop {
   ThreadTuner tuner_;
   int threads_ = 0;          // threads the context is set to use now
   StepTimeModel step_time_;  // step times, by tokens and on average, for admission control
+  // Seconds from one admission to the next around a step (its overhead included), the slowest
+  // recently: each iteration forgets a little of it.
+  double slowest_iteration_ = 0;
+  Clock::time_point last_admission_;  // when admit() last ran
+  static constexpr double kSlowestIterationDecay = 0.95;
 
   // Published snapshot: guarded by stats_mutex_.
   mutable std::mutex stats_mutex_;
