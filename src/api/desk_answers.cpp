@@ -26,6 +26,7 @@ json::object answer_object(const desk::Answer& a) {
                  {"handoff", a.handoff},
                  {"timings", std::move(timings)}};
   if (!a.notice.empty()) o["notice"] = a.notice;
+  if (a.source == desk::AnswerSource::kModel) o["history_messages"] = a.history_messages;
   return o;
 }
 

@@ -39,6 +39,7 @@ struct Answer {
   std::string language;
   std::string handoff = "bot";  // the conversation's state after this turn
   std::string notice;           // set when filtering changed or stopped something
+  int history_messages = 0;     // earlier messages of the conversation the model was given
   std::vector<std::pair<std::string, double>> timings;  // stage -> milliseconds, in order
 };
 

@@ -48,6 +48,8 @@ Prompt build_prompt(const PromptOptions& options, const std::vector<kb::SearchHi
     spent += it->text.size();
     turns.push_back({it->role == store::Role::kUser ? "user" : "assistant", it->text});
   }
+  prompt.history_messages = static_cast<int>(turns.size());
+  prompt.history_chars = spent;
   prompt.messages.insert(prompt.messages.end(), turns.rbegin(), turns.rend());
   prompt.messages.push_back({"user", question});
   return prompt;

@@ -23,6 +23,8 @@ struct PromptOptions {
 struct Prompt {
   std::vector<engine::ChatMessage> messages;
   std::vector<Citation> citations;  // the articles given, in the order the model sees them
+  int history_messages = 0;         // earlier messages of the conversation given
+  std::size_t history_chars = 0;    // their bytes
 };
 
 Prompt build_prompt(const PromptOptions& options, const std::vector<kb::SearchHit>& hits,

@@ -97,5 +97,43 @@ TEST(DeskGeneration, AConversationTooLongForTheModelIsAnsweredWithoutItsHistory)
   }
 }
 
+TEST(DeskGeneration, AConversationTooLongForTheModelKeepsItsNewestMessagesThatFit) {
+  // 1,024 cells per request: the articles and a few of the earlier messages fit, the whole
+  // history budget (4,000 bytes, newest first) does not. The desk halves the history until the
+  // prompt fits, so the model still sees the newest messages, not none.
+  DeskServer server(/*generate=*/true, {}, [](engine::llama::EngineOptions& options) {
+    options.kv_layout = engine::llama::EngineOptions::KvLayout::kPerSequence;
+    options.context_cells = 4 * 1024;
+  });
+  const std::string session = server.new_session();
+  std::string message = "my parcel";
+  while (message.size() < 300)
+    message += " has not arrived, please check where it is";
+  std::vector<std::string> said;  // the conversation so far, oldest first
+  int shortened = 0;
+  for (int turn = 0; turn < 8; ++turn) {
+    const std::string text = message + " " + std::to_string(turn);
+    const auto r =
+        server.post("/v1/sessions/" + session + "/messages", json::object{{"text", text}});
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto answer = json::parse(r.body).at("answer");
+    ASSERT_EQ(answer.at("source"), json::value("model")) << "turn " << turn << ": " << r.body;
+    // What the whole budget holds: the newest messages up to 4,000 bytes.
+    int budget_holds = 0;
+    std::size_t spent = 0;
+    for (auto it = said.rbegin(); it != said.rend() && spent + it->size() <= 4000; ++it) {
+      spent += it->size();
+      ++budget_holds;
+    }
+    const int given = answer.at("history_messages").to_number<int>();
+    EXPECT_LE(given, budget_holds);
+    // Shortened, yet not emptied (the newest messages alone may still be too long).
+    if (given < budget_holds && given > 0) ++shortened;
+    said.push_back(text);
+    said.push_back(std::string(answer.at("text").as_string()));
+  }
+  EXPECT_GT(shortened, 0) << "every too-long prompt dropped the whole conversation";
+}
+
 }  // namespace
 }  // namespace supportd
