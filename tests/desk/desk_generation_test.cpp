@@ -3,6 +3,8 @@
 // the output. (A desk serving a synthesized model normally never shows generated text.)
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <boost/json.hpp>
 
 #include "desk_fixture.h"
@@ -76,14 +78,19 @@ TEST(DeskGeneration, OneShotCacheHitsAnswerWithoutTheWorkersAndStreamsStillWork)
   EXPECT_EQ(empty.status, 400) << empty.body;
 }
 
-TEST(DeskGeneration, AConversationTooLongForTheModelIsAnsweredWithoutItsHistory) {
+// Engine options giving each request `cells` KV cells (a buffer per sequence, four of them).
+std::function<void(engine::llama::EngineOptions&)> cells_per_request(int cells) {
+  return [cells](engine::llama::EngineOptions& options) {
+    options.kv_layout = engine::llama::EngineOptions::KvLayout::kPerSequence;
+    options.context_cells = 4 * cells;
+  };
+}
+
+TEST(DeskGeneration, AConversationTooLongForTheModelIsStillAnsweredByIt) {
   // 2,048 cells per request: the prompt with the articles fits, with a few thousand bytes of
   // history (three-byte characters, a token or more each) it does not. The desk asks again
-  // without the history instead of giving up on generating.
-  DeskServer server(/*generate=*/true, {}, [](engine::llama::EngineOptions& options) {
-    options.kv_layout = engine::llama::EngineOptions::KvLayout::kPerSequence;
-    options.context_cells = 4 * 2048;
-  });
+  // with less history (none, if need be) instead of giving up on generating.
+  DeskServer server(/*generate=*/true, {}, cells_per_request(2048));
   const std::string session = server.new_session();
   std::string long_message = "我的包裹";
   while (long_message.size() < 1500)
@@ -101,10 +108,7 @@ TEST(DeskGeneration, AConversationTooLongForTheModelKeepsItsNewestMessagesThatFi
   // 1,024 cells per request: the articles and a few of the earlier messages fit, the whole
   // history budget (4,000 bytes, newest first) does not. The desk halves the history until the
   // prompt fits, so the model still sees the newest messages, not none.
-  DeskServer server(/*generate=*/true, {}, [](engine::llama::EngineOptions& options) {
-    options.kv_layout = engine::llama::EngineOptions::KvLayout::kPerSequence;
-    options.context_cells = 4 * 1024;
-  });
+  DeskServer server(/*generate=*/true, {}, cells_per_request(1024));
   const std::string session = server.new_session();
   std::string message = "my parcel";
   while (message.size() < 300)
