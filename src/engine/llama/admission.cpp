@@ -101,14 +101,8 @@ void LlamaEngine::Loop::start_due_promises(Clock::time_point now) {
     return *a->request.deadline < *b->request.deadline;
   });
   for (Sequence* promised : due) {
-    Sequence* victim = nullptr;  // the lowest class, then the latest admitted (least work lost)
-    for (auto& s : running_) {
-      if (!may_pause_for_promise(*s, promised->request.priority)) continue;
-      if (victim == nullptr || s->request.priority > victim->request.priority ||
-          (s->request.priority == victim->request.priority && s->admitted > victim->admitted)) {
-        victim = s.get();
-      }
-    }
+    Sequence* victim = stream_to_pause(
+        [&](const Sequence& s) { return may_pause_for_promise(s, promised->request.priority); });
     const bool slot_free = !free_seq_ids_.empty();
     if (!slot_free && victim == nullptr) continue;  // it expires: nothing it may displace
     const std::int64_t freed = slot_free ? 0 : victim->cells;
@@ -166,6 +160,19 @@ sched::Ticket LlamaEngine::Loop::keep_promise(const sched::Ticket& candidate,
           promised->cells};
 }
 
+LlamaEngine::Sequence* LlamaEngine::Loop::stream_to_pause(
+    const std::function<bool(const Sequence&)>& eligible) const {
+  Sequence* victim = nullptr;
+  for (const auto& s : running_) {
+    if (!eligible(*s)) continue;
+    if (victim == nullptr || s->request.priority > victim->request.priority ||
+        (s->request.priority == victim->request.priority && s->admitted > victim->admitted)) {
+      victim = s.get();
+    }
+  }
+  return victim;
+}
+
 bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate) {
   // First the prefix cache gives back cells.
   if (!free_seq_ids_.empty() && candidate.cells > free_cells()) {
@@ -178,17 +185,12 @@ bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate) {
   // orders the queue, but if it also let a request preempt, two aged requests of different
   // classes would preempt each other for ever (each resumed one outranking the other).
   while (free_seq_ids_.empty() || candidate.cells > free_cells()) {
-    Sequence* victim = nullptr;
-    for (auto& s : running_) {
-      if (!s->sink || s->request.priority <= candidate.priority) continue;
+    Sequence* victim = stream_to_pause([&](const Sequence& s) {
       // Started with a deadline and no first token yet: paused now, it could miss its deadline
       // in the queue (a start that was promised). It has its first token within a few steps.
-      if (s->request.deadline && !s->has_first_token) continue;
-      if (victim == nullptr || s->request.priority > victim->request.priority ||
-          (s->request.priority == victim->request.priority && s->admitted > victim->admitted)) {
-        victim = s.get();
-      }
-    }
+      return s.sink && s.request.priority > candidate.priority &&
+             !(s.request.deadline && !s.has_first_token);
+    });
     if (victim == nullptr) return false;
     preempt(*victim);
     if (!free_seq_ids_.empty()) evict_cached_prefixes(candidate.cells);

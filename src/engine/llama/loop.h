@@ -117,6 +117,9 @@ class LlamaEngine::Loop {
   static constexpr std::chrono::milliseconds kPromiseJitter{25};
   // With pausing on: a free slot, or a running stream that may pause for it.
   bool can_keep_promise(const Sequence& promised) const;
+  // The running request to pause among those `eligible` allows: the lowest class, then the
+  // latest admitted (the least work lost). Null when there is none.
+  Sequence* stream_to_pause(const std::function<bool(const Sequence&)>& eligible) const;
   bool make_room(const sched::Ticket& candidate);
   void start(std::unique_ptr<Sequence> sequence);
   void preempt(Sequence& sequence);
