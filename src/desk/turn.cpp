@@ -373,23 +373,19 @@ void Desk::Turn::generate() {
     generation_started_ = Clock::now();
     return desk_.engine_.submit(std::move(request), std::make_shared<Relay>(shared_from_this()));
   };
-  int history_given = prompt.history_messages;
   auto submitted = submit(prompt);
   // A prompt over the model's context is asked again with the conversation so far halved
   // (newest messages kept), down to none (the articles, and so the citations, stay) before
   // the knowledge base answers alone. Each try drops at least the oldest message given.
   PromptOptions options = desk_.options_.prompt;
-  std::size_t history_chars = prompt.history_chars;
-  while (!submitted && submitted.error().code == ErrorCode::kTooLarge && history_chars > 0) {
-    options.history_chars = history_chars / 2;
-    Prompt shorter = build_prompt(options, search_.hits, history, text_);
+  while (!submitted && submitted.error().code == ErrorCode::kTooLarge && prompt.history_chars > 0) {
+    options.history_chars = prompt.history_chars / 2;
+    prompt = build_prompt(options, search_.hits, history, text_);
     spdlog::debug("desk: {}; asking again with {} of the conversation's messages",
-                  submitted.error().message, shorter.history_messages);
-    history_given = shorter.history_messages;
-    history_chars = shorter.history_chars;
-    submitted = submit(shorter);
+                  submitted.error().message, prompt.history_messages);
+    submitted = submit(prompt);
   }
-  answer_.history_messages = history_given;
+  answer_.history_messages = prompt.history_messages;
   if (!submitted) {
     spdlog::warn("desk: generation refused ({}); answering from the knowledge base",
                  submitted.error().message);
