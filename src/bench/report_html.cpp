@@ -1,5 +1,7 @@
 #include "bench/report_html.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "bench/report_text.h"
@@ -10,18 +12,7 @@ namespace supportd::bench {
 namespace {
 
 constexpr const char* kClassColors[] = {"#d62728", "#1f77b4", "#2ca02c", "#222222"};
-constexpr std::size_t kCdfPoints = 300;
-
-std::vector<std::pair<double, double>> cdf(const std::vector<double>& sorted) {
-  std::vector<std::pair<double, double>> points;
-  const std::size_t n = sorted.size();
-  if (n == 0) return points;
-  const std::size_t step = std::max<std::size_t>(1, n / kCdfPoints);
-  for (std::size_t i = 0; i < n; i += step)
-    points.emplace_back(sorted[i], static_cast<double>(i + 1) / static_cast<double>(n));
-  points.emplace_back(sorted.back(), 1.0);
-  return points;
-}
+constexpr std::size_t kCdfSteps = 300;
 
 std::string latency_cdf(const Report& r, const std::string& title,
                         std::vector<double> ClassReport::*values) {
@@ -29,12 +20,33 @@ std::string latency_cdf(const Report& r, const std::string& title,
   for (int c = 0; c <= kClassCount; ++c) {
     const ClassReport& report = r.classes[static_cast<std::size_t>(c)];
     if (c < kClassCount && report.requests == r.requests) continue;  // same as "all"
-    series.push_back({class_name(c), kClassColors[c], cdf(report.*values)});
+    series.push_back({class_name(c), kClassColors[c], empirical_cdf(report.*values, kCdfSteps)});
   }
   return line_chart({title, "milliseconds (log scale)", "fraction of ok requests", true}, series);
 }
 
 }  // namespace
+
+std::vector<std::pair<double, double>> empirical_cdf(const std::vector<double>& sorted,
+                                                     std::size_t max_steps) {
+  std::vector<std::pair<double, double>> points;
+  const std::size_t n = sorted.size();
+  if (n == 0 || max_steps == 0) return points;
+  // Every `stride`-th value is a step (the last one always): a vertical rise at the value, then
+  // flat to the next step, so a handful of requests reads as a handful of steps, not slopes.
+  const std::size_t stride = (n + max_steps - 1) / max_steps;
+  double below = 0;
+  points.emplace_back(sorted.front(), 0.0);
+  for (std::size_t i = stride - 1;; i += stride) {
+    i = std::min(i, n - 1);
+    const double fraction = static_cast<double>(i + 1) / static_cast<double>(n);
+    if (points.back().first != sorted[i]) points.emplace_back(sorted[i], below);
+    points.emplace_back(sorted[i], fraction);
+    below = fraction;
+    if (i == n - 1) break;
+  }
+  return points;
+}
 
 std::string report_html(const Report& r) {
   const double marker = r.warmup_requests > 0 ? r.measure_start_s : -1;

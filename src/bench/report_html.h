@@ -6,11 +6,19 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bench/report.h"
 
 namespace supportd::bench {
 
 std::string report_html(const Report& report);
+
+// The step function of the fraction of `sorted` (ascending) at or below x, as chart points
+// (x, fraction): from (first, 0) to (last, 1), with at most `max_steps` rises (every k-th
+// value when there are more).
+std::vector<std::pair<double, double>> empirical_cdf(const std::vector<double>& sorted,
+                                                     std::size_t max_steps);
 
 }  // namespace supportd::bench

@@ -50,7 +50,7 @@ std::string format_summary(const Report& r) {
   out += fmt::format("supportd bench: {} -> {} ({}), model {}\n", describe_load(o), o.url,
                      r.server_kind.empty() ? "server queue not polled" : r.server_kind, r.model);
   out += fmt::format(
-      "workload: {} {}: question {} words, output {} tokens, system prompt {} "
+      "workload ({} endpoint, {}): question {} words, output {} tokens, system prompt {} "
       "words, repeat ratio {:g}\n",
       o.chat ? "chat" : "completions", o.preset.empty() ? "custom" : "preset " + o.preset,
       o.workload.prompt_tokens.describe(), o.workload.output_tokens.describe(),

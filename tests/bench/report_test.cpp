@@ -268,6 +268,28 @@ TEST_F(Files, HtmlIsSelfContainedWithChartsPerClass) {
   EXPECT_NE(html.find(">high<"), std::string::npos);  // the legend names the classes
 }
 
+TEST(EmpiricalCdf, RisesAtEachValueAndStaysFlatBetween) {
+  using Points = std::vector<std::pair<double, double>>;
+  EXPECT_EQ(empirical_cdf({10, 20}, 300), (Points{{10, 0}, {10, 0.5}, {20, 0.5}, {20, 1}}));
+  EXPECT_EQ(empirical_cdf({10, 10, 30}, 300),
+            (Points{{10, 0}, {10, 1.0 / 3}, {10, 2.0 / 3}, {30, 2.0 / 3}, {30, 1}}));
+  EXPECT_TRUE(empirical_cdf({}, 300).empty());
+
+  std::vector<double> many(10'001);
+  for (std::size_t i = 0; i < many.size(); ++i)
+    many[i] = static_cast<double>(i);
+  const Points steps = empirical_cdf(many, 300);
+  EXPECT_LE(steps.size(), 2 * 300 + 1u);
+  EXPECT_EQ(steps.front(), (std::pair<double, double>{0, 0}));
+  EXPECT_EQ(steps.back(), (std::pair<double, double>{10'000, 1}));
+  for (std::size_t i = 1; i < steps.size(); ++i) {
+    EXPECT_GE(steps[i].first, steps[i - 1].first);
+    EXPECT_GE(steps[i].second, steps[i - 1].second);
+    // Each point moves along one axis only: a rise or a flat stretch, never a slope.
+    EXPECT_TRUE(steps[i].first == steps[i - 1].first || steps[i].second == steps[i - 1].second);
+  }
+}
+
 TEST_F(Files, TokenLogGivesBackTheSteadyDecodeRate) {
   const RunRecord run = sample_run();
   const std::string log = path("tokens.csv");
