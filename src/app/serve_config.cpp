@@ -126,6 +126,9 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
        "KV cache layout: unified (one shared buffer; one request may use all of it) or "
        "per-sequence (a buffer per request and per cached prefix; attention reads only its "
        "own: faster steps for short requests)");
+  bind("engine", "flash-attn", cfg.flash_attn,
+       "Attention kernel: auto (llama.cpp's choice: flash where supported), on (flash) or off "
+       "(plain; on CPU faster with --kv-layout per-sequence, slower with unified)");
   bind("engine", "parallel", e.parallel, "Sequences decoded together (continuous batching)");
   bind("engine", "step-tokens", e.step_tokens,
        "Tokens per engine step: decode tokens plus prefill chunks (chunked prefill)");
@@ -267,6 +270,15 @@ Status ServeFlags::finish() {
     e.kv_layout = engine::llama::EngineOptions::KvLayout::kPerSequence;
   } else {
     return Error::invalid("--kv-layout must be unified or per-sequence");
+  }
+  if (config_.flash_attn == "auto") {
+    e.flash_attention = engine::llama::EngineOptions::FlashAttention::kAuto;
+  } else if (config_.flash_attn == "on") {
+    e.flash_attention = engine::llama::EngineOptions::FlashAttention::kOn;
+  } else if (config_.flash_attn == "off") {
+    e.flash_attention = engine::llama::EngineOptions::FlashAttention::kOff;
+  } else {
+    return Error::invalid("--flash-attn must be auto, on or off");
   }
   if (config_.preemption == "save") {
     e.preemption = engine::llama::EngineOptions::Preemption::kSave;

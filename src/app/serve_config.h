@@ -44,6 +44,7 @@ struct ServeConfig {
   int batch_max = 8, batch_window_ms = 40, early_release_count = 0, early_release_ms = 0;
   std::string preemption = "save";
   std::string kv_layout = "unified";
+  std::string flash_attn = "auto";
   std::vector<api::ApiKey> api_keys;  // [[api_keys]] tables in the config file
   DeskConfig desk;
   std::string port_file;  // written with the bound port once listening (for scripts and tests)

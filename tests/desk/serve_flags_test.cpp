@@ -172,5 +172,14 @@ TEST(DeskServeFlags, AnUnknownKvLayoutIsRefused) {
   EXPECT_NE(why.find("--kv-layout must be unified or per-sequence"), std::string::npos) << why;
 }
 
+TEST(DeskServeFlags, AnUnknownAttentionKernelIsRefused) {
+  std::vector<std::string> flags = common_flags();
+  flags.insert(flags.end(), {"--flash-attn", "sometimes"});
+  ServeProcess server(flags);
+  std::string why;
+  EXPECT_FALSE(server.wait_ready(why));
+  EXPECT_NE(why.find("--flash-attn must be auto, on or off"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace supportd

@@ -52,6 +52,17 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   params.n_threads_batch = pool_threads;
   params.kv_unified = unified;
   params.no_perf = true;
+  switch (options.flash_attention) {
+    case EngineOptions::FlashAttention::kAuto:
+      params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_AUTO;
+      break;
+    case EngineOptions::FlashAttention::kOn:
+      params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_ENABLED;
+      break;
+    case EngineOptions::FlashAttention::kOff:
+      params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+      break;
+  }
   llama_context* context = llama_init_from_model((*model)->raw(), params);
   if (context == nullptr) {
     return Error::make(ErrorCode::kInternal,
@@ -76,13 +87,15 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   engine->model_card_.context_length = engine->max_context_;
   engine->loop_ = std::make_unique<Loop>(*engine, context, threadpool, pool_threads);
   spdlog::info(
-      "engine: {} ({}); {} threads, {} parallel sequences, {} tokens per step; KV: {} cells, {}",
+      "engine: {} ({}); {} threads, {} parallel sequences, {} tokens per step; KV: {} cells, {}; "
+      "flash attention {}",
       engine->model_card_.id, engine->model_card_.description,
       options.threads > 0 ? std::to_string(options.threads) : "auto 1-" + std::to_string(cores),
       options.parallel, options.step_tokens, llama_n_ctx(context),
       unified ? "one buffer for all"
               : fmt::format("a buffer of {} for each sequence and each of {} cached prefixes",
-                            request_cells, options.prefix_cache_entries));
+                            request_cells, options.prefix_cache_entries),
+      llama_flash_attn_type_name(params.flash_attn_type));
 
   LlamaEngine* self = engine.get();
   engine->thread_ = std::thread([self] {

@@ -41,6 +41,11 @@ struct EngineOptions {
   // a prefix is shared by copying its cells: faster steps when requests are short
   // (docs/performance.md measures both), llama-server's layout with -np.
   enum class KvLayout { kUnified, kPerSequence } kv_layout = KvLayout::kUnified;
+  // Attention kernel: llama.cpp's flash attention, its plain one (matrix products over each
+  // sequence's cells), or llama.cpp's choice (kAuto: flash where the backend supports it).
+  // Which is faster depends on the layout: flash skips masked cells of a unified buffer; plain
+  // decodes faster per sequence on CPU (docs/performance.md).
+  enum class FlashAttention { kAuto, kOn, kOff } flash_attention = FlashAttention::kAuto;
   bool warmup = true;  // decode a representative batch before ready()
   // When a request that outranks a running one finds no room: pause the running one by
   // saving its KV to memory (kSave), by dropping it and recomputing later (kRecompute), or not
