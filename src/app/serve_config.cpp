@@ -23,6 +23,24 @@ bool assign(const toml::node& node, T& out) {
   return false;
 }
 
+// One of a setting's named values, or an error listing them ("--flag must be a, b or c").
+template <typename Enum>
+Status choose(const std::string& value, const char* flag,
+              std::initializer_list<std::pair<const char*, Enum>> choices, Enum& out) {
+  std::string names;
+  std::size_t listed = 0;
+  for (const auto& [name, choice] : choices) {
+    if (value == name) {
+      out = choice;
+      return {};
+    }
+    if (listed > 0) names += listed + 1 == choices.size() ? " or " : ", ";
+    names += name;
+    ++listed;
+  }
+  return Error::invalid(fmt::format("{} must be {}", flag, names));
+}
+
 void collect_keys(const toml::table& table, const std::string& prefix,
                   std::vector<std::pair<std::string, const toml::node*>>& out) {
   for (const auto& [key, node] : table) {
@@ -251,44 +269,38 @@ Status ServeFlags::finish() {
   }
   auto& scheduling = e.scheduling;
   scheduling.aging = std::chrono::milliseconds(config_.aging_ms);
-  if (config_.batching == "continuous") {
-    scheduling.batching = sched::BatchingMode::kContinuous;
-  } else if (config_.batching == "dynamic") {
-    scheduling.batching = sched::BatchingMode::kDynamic;
-  } else {
-    return Error::invalid("--batching must be continuous or dynamic");
+  using Options = engine::llama::EngineOptions;
+  Status chosen = choose(config_.batching, "--batching",
+                         {{"continuous", sched::BatchingMode::kContinuous},
+                          {"dynamic", sched::BatchingMode::kDynamic}},
+                         scheduling.batching);
+  if (chosen.ok()) {
+    chosen = choose(config_.kv_layout, "--kv-layout",
+                    {{"unified", Options::KvLayout::kUnified},
+                     {"per-sequence", Options::KvLayout::kPerSequence}},
+                    e.kv_layout);
   }
+  if (chosen.ok()) {
+    chosen = choose(config_.flash_attn, "--flash-attn",
+                    {{"auto", Options::FlashAttention::kAuto},
+                     {"on", Options::FlashAttention::kOn},
+                     {"off", Options::FlashAttention::kOff}},
+                    e.flash_attention);
+  }
+  if (chosen.ok()) {
+    chosen = choose(config_.preemption, "--preemption",
+                    {{"save", Options::Preemption::kSave},
+                     {"recompute", Options::Preemption::kRecompute},
+                     {"off", Options::Preemption::kOff}},
+                    e.preemption);
+  }
+  if (!chosen.ok()) return chosen;
   scheduling.batch_max = std::max(1, config_.batch_max);
   scheduling.batch_window = std::chrono::milliseconds(config_.batch_window_ms);
   scheduling.early_release_count = config_.early_release_count;
   scheduling.early_release_after = std::chrono::milliseconds(config_.early_release_ms);
   e.admission.queue_limit = {config_.queue_limit_high, config_.queue_limit_normal,
                              config_.queue_limit_low};
-  if (config_.kv_layout == "unified") {
-    e.kv_layout = engine::llama::EngineOptions::KvLayout::kUnified;
-  } else if (config_.kv_layout == "per-sequence") {
-    e.kv_layout = engine::llama::EngineOptions::KvLayout::kPerSequence;
-  } else {
-    return Error::invalid("--kv-layout must be unified or per-sequence");
-  }
-  if (config_.flash_attn == "auto") {
-    e.flash_attention = engine::llama::EngineOptions::FlashAttention::kAuto;
-  } else if (config_.flash_attn == "on") {
-    e.flash_attention = engine::llama::EngineOptions::FlashAttention::kOn;
-  } else if (config_.flash_attn == "off") {
-    e.flash_attention = engine::llama::EngineOptions::FlashAttention::kOff;
-  } else {
-    return Error::invalid("--flash-attn must be auto, on or off");
-  }
-  if (config_.preemption == "save") {
-    e.preemption = engine::llama::EngineOptions::Preemption::kSave;
-  } else if (config_.preemption == "recompute") {
-    e.preemption = engine::llama::EngineOptions::Preemption::kRecompute;
-  } else if (config_.preemption == "off") {
-    e.preemption = engine::llama::EngineOptions::Preemption::kOff;
-  } else {
-    return Error::invalid("--preemption must be save, recompute or off");
-  }
   api::Access access(config_.api_keys);
   scheduling.tenant_weights = access.tenant_weights();
   config_.http.idle_timeout = std::chrono::seconds(config_.idle_timeout_s);
