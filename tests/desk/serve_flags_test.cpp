@@ -156,28 +156,33 @@ TEST(DeskServeFlags, WithoutTheFlagASynthesizedModelNeverAnswers) {
   }
 }
 
-TEST(DeskServeFlags, AnswerMaxTokensMustBePositive) {
-  ServeProcess server(common_flags("0"));
+// Why `supportd serve` with `flags` does not become ready (its error output).
+std::string refusal(const std::vector<std::string>& flags) {
+  ServeProcess server(flags);
   std::string why;
   EXPECT_FALSE(server.wait_ready(why));
+  return why;
+}
+
+// `flags` plus `flag value`.
+std::vector<std::string> with(std::vector<std::string> flags, const std::string& flag,
+                              const std::string& value) {
+  flags.insert(flags.end(), {flag, value});
+  return flags;
+}
+
+TEST(DeskServeFlags, AnswerMaxTokensMustBePositive) {
+  const std::string why = refusal(common_flags("0"));
   EXPECT_NE(why.find("--answer-max-tokens must be at least 1"), std::string::npos) << why;
 }
 
 TEST(DeskServeFlags, AnUnknownKvLayoutIsRefused) {
-  std::vector<std::string> flags = common_flags();
-  flags.insert(flags.end(), {"--kv-layout", "sideways"});
-  ServeProcess server(flags);
-  std::string why;
-  EXPECT_FALSE(server.wait_ready(why));
+  const std::string why = refusal(with(common_flags(), "--kv-layout", "sideways"));
   EXPECT_NE(why.find("--kv-layout must be unified or per-sequence"), std::string::npos) << why;
 }
 
 TEST(DeskServeFlags, AnUnknownAttentionKernelIsRefused) {
-  std::vector<std::string> flags = common_flags();
-  flags.insert(flags.end(), {"--flash-attn", "sometimes"});
-  ServeProcess server(flags);
-  std::string why;
-  EXPECT_FALSE(server.wait_ready(why));
+  const std::string why = refusal(with(common_flags(), "--flash-attn", "sometimes"));
   EXPECT_NE(why.find("--flash-attn must be auto, on or off"), std::string::npos) << why;
 }
 
