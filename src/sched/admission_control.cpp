@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
 namespace supportd::sched {
 namespace {
+
+constexpr double kEndless = std::numeric_limits<double>::infinity();
 
 // P(N >= k) for N ~ Poisson(mean).
 double poisson_at_least(double mean, int k) {
@@ -116,8 +119,13 @@ void AdmissionControl::set_slot_releases(
 }
 
 std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot(
-    Priority priority, int ahead, std::chrono::steady_clock::time_point now) const {
-  const double overtaking = higher_rate(priority, arrivals_, kSettledGaps);
+    Priority priority, int ahead, std::chrono::steady_clock::time_point now,
+    std::chrono::duration<double> waited) const {
+  const auto parts = stretches(priority, waited.count(), kSettledGaps);
+  double overtaken_until = 0;  // when aging lifts it to the highest class
+  for (const Stretch& part : parts)
+    overtaken_until += std::isinf(part.seconds) ? 0 : part.seconds;
+  if (parts.size() == 1) overtaken_until = parts.front().overtaking > 0 ? kEndless : 0;
   const double step = step_time();
   std::lock_guard lock(mutex_);
   if (releases_.empty()) return std::nullopt;
@@ -127,11 +135,26 @@ std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot(
     return std::max(std::chrono::duration<double>(release - now).count(), 0.0) +
            (k / slots) * service_seconds_;
   };
-  // Those arriving during the wait found go first; then during the longer wait they make.
-  double wait = start(ahead);
-  for (int round = 0; round < 2; ++round)
-    wait = start(ahead + static_cast<int>(std::lround(overtaking * wait)));
-  return std::chrono::duration<double>(wait + step);
+  // Slot by slot: a higher-class request that has arrived by then and not started yet takes
+  // it while they still overtake; then those ahead; then this one. Higher-class requests still
+  // waiting when aging lifts it to their class came after it, and now start after it.
+  int overtook = 0;
+  int k = 0;
+  for (; k < kSlotHorizon; ++k) {
+    const double at = start(k);
+    if (at >= overtaken_until) {  // nobody overtakes any more: the next ahead + 1 slots
+      k = std::min(k + ahead, kSlotHorizon);
+      break;
+    }
+    if (overtakers(parts, at) >= overtook + 1) {
+      ++overtook;
+    } else if (ahead > 0) {
+      --ahead;
+    } else {
+      break;
+    }
+  }
+  return std::chrono::duration<double>(start(k) + step);
 }
 
 void AdmissionControl::set_step_time(double seconds) {
@@ -171,16 +194,30 @@ double AdmissionControl::arrival_rate(Priority priority) const {
   return arrivals_[static_cast<int>(priority)].per_second(std::chrono::steady_clock::now(), 0);
 }
 
-std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority, int ahead) const {
+std::chrono::duration<double> AdmissionControl::expected_wait(
+    Priority priority, int ahead, std::chrono::duration<double> waited) const {
   const double rate = completion_rate();
   if (rate <= 0) return std::chrono::duration<double>(0);  // unknown yet: do not refuse on a guess
-  const double overtaking = higher_rate(priority, arrivals_);
-  // Higher classes arriving faster than the engine completes would leave nothing; a floor
-  // keeps the estimate finite (it is then long enough to refuse any sensible deadline).
-  const double left = std::max(rate - overtaking, rate / 16.0);
+  // Stretch by stretch, completions go first to the classes overtaking it, the rest to those
+  // ahead of it and then to it. Higher classes arriving faster than the engine completes leave
+  // nothing; in the endless last stretch (no aging) a floor keeps the estimate finite (it is
+  // then long enough to refuse any sensible deadline).
   const double starts = ahead + 1;
-  return std::chrono::duration<double>(
-      step_time() + (starts + 2 * completion_spread() * std::sqrt(starts)) / left);
+  double remaining = starts;
+  double wait = 0;
+  double left = rate;
+  for (const Stretch& part : stretches(priority, waited.count(), 0)) {
+    const bool last = std::isinf(part.seconds);
+    left = std::max(rate - part.overtaking, last ? rate / 16.0 : 0.0);
+    if (last || left * part.seconds >= remaining) {
+      wait += remaining / left;
+      break;
+    }
+    remaining -= left * part.seconds;
+    wait += part.seconds;
+  }
+  return std::chrono::duration<double>(step_time() + wait +
+                                       2 * completion_spread() * std::sqrt(starts) / left);
 }
 
 std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority) const {
@@ -219,6 +256,33 @@ double AdmissionControl::higher_rate(Priority priority,
     rate += rates[p].per_second(now, 0);  // a class that stopped arriving takes nothing
   }
   return rate;
+}
+
+std::vector<AdmissionControl::Stretch> AdmissionControl::stretches(Priority priority, double waited,
+                                                                   int min_gaps) const {
+  const double aging = std::chrono::duration<double>(options_.aging).count();
+  if (aging <= 0) return {{kEndless, higher_rate(priority, arrivals_, min_gaps)}};
+  // The class it competes in now, and how long until the next step up.
+  const auto steps = static_cast<int>(std::floor(std::max(waited, 0.0) / aging));
+  int rank = std::max(static_cast<int>(priority) - steps, 0);
+  double until_next = aging - std::fmod(std::max(waited, 0.0), aging);
+  std::vector<Stretch> parts;
+  for (; rank > 0; --rank, until_next = aging) {
+    parts.push_back({until_next, higher_rate(static_cast<Priority>(rank), arrivals_, min_gaps)});
+  }
+  parts.push_back({kEndless, 0});  // the highest class: nobody overtakes it
+  return parts;
+}
+
+double AdmissionControl::overtakers(const std::vector<Stretch>& stretches, double seconds) {
+  double count = 0;
+  for (const Stretch& part : stretches) {
+    if (seconds <= 0) break;
+    const double span = std::min(part.seconds, seconds);
+    count += part.overtaking * span;
+    seconds -= span;
+  }
+  return count;
 }
 
 double AdmissionControl::step_time() const {

@@ -19,6 +19,9 @@ namespace supportd::sched {
 struct AdmissionOptions {
   std::array<int, kPriorityCount> queue_limit{256, 512,
                                               512};  // waiting requests per class; 0: no bound
+  // The scheduler's aging: waiting this long moves a request up one class, so the classes
+  // above it overtake it only until it reaches them. 0: classes never age.
+  std::chrono::milliseconds aging{0};
 };
 
 struct Refusal {
@@ -67,13 +70,16 @@ class AdmissionControl {
   double completion_spread() const;
   // Requests per second of `priority` accepted into the queue (recent average).
   double arrival_rate(Priority priority) const;
-  // How long a request of `priority` may wait before it starts when `ahead` requests will start
-  // before it: ahead + 1 completions at the completion rate less what higher classes arriving
-  // meanwhile take (they overtake it), plus two standard deviations of that many gaps (the
-  // gaps are bursty: a batch finishes together, then nothing for a while), so that a request
-  // accepted against it rarely misses its deadline in the queue; plus the step that produces
-  // its first token. Zero while the rate is unknown.
-  std::chrono::duration<double> expected_wait(Priority priority, int ahead) const;
+  // How long a request of `priority` that has waited `waited` already may wait before it starts
+  // when `ahead` requests will start before it: ahead + 1 completions at the completion rate
+  // less what higher classes arriving meanwhile take (they overtake it until aging lifts it to
+  // their class), plus two standard deviations of that many gaps (the gaps are bursty: a batch
+  // finishes together, then nothing for a while), so that a request accepted against it rarely
+  // misses its deadline in the queue; plus the step that produces its first token. Zero while
+  // the rate is unknown.
+  std::chrono::duration<double> expected_wait(
+      Priority priority, int ahead,
+      std::chrono::duration<double> waited = std::chrono::duration<double>(0)) const;
   // The same for a request that has just entered the queue, from now: the rest of the running
   // step, then the first token's step when a free slot is left for it (everyone else waiting
   // in its class or above takes one first) and higher classes arriving before the next step
@@ -84,11 +90,13 @@ class AdmissionControl {
   // The wait from `now` before a request of `priority` with `ahead` requests before it
   // produces its first token, by the slot releases: the (ahead+1)-th slot to free, each slot
   // serving its running sequence and then one of the mean service time after another, with
-  // the higher classes arriving meanwhile going first; plus the step of its first token.
-  // Unlike the rate, it knows how far the running sequences are: after a wait, the next
-  // release is nearer. Nullopt when no releases are known.
+  // the higher classes arriving meanwhile going first (until aging lifts a request that has
+  // waited `waited` already to their class); plus the step of its first token. Unlike the
+  // rate, it knows how far the running sequences are: after a wait, the next release is
+  // nearer. Nullopt when no releases are known.
   std::optional<std::chrono::duration<double>> wait_for_slot(
-      Priority priority, int ahead, std::chrono::steady_clock::time_point now) const;
+      Priority priority, int ahead, std::chrono::steady_clock::time_point now,
+      std::chrono::duration<double> waited = std::chrono::duration<double>(0)) const;
   // When trying again is likely to work for a refused request of `priority`.
   std::chrono::seconds retry_after(Priority priority) const;
   int waiting(Priority priority) const { return waiting_[static_cast<int>(priority)].load(); }
@@ -110,10 +118,22 @@ class AdmissionControl {
   // Classes with fewer than `min_gaps` gaps measured count as not arriving.
   double higher_rate(Priority priority, const std::array<Rate, kPriorityCount>& rates,
                      int min_gaps = 0) const;
+  // A wait split where aging lifts a request of `priority` that has waited `waited` already
+  // one class up: each stretch's length (the last one endless) and the rate at which higher
+  // classes, by the accepted arrivals, overtake it meanwhile.
+  struct Stretch {
+    double seconds;
+    double overtaking;  // requests per second
+  };
+  std::vector<Stretch> stretches(Priority priority, double waited, int min_gaps) const;
+  // Requests overtaking within the first `seconds` of the stretches.
+  static double overtakers(const std::vector<Stretch>& stretches, double seconds);
   // Gaps a class's arrival rate needs before wait_for_slot counts its overtakers: from one or
   // two gaps (two high requests a millisecond apart on a fresh server), the rate says thousands
   // a second, and a deadline the releases allow looked out of reach.
   static constexpr int kSettledGaps = 4;
+  // Slots wait_for_slot looks ahead at most: past them, the wait refuses any sensible deadline.
+  static constexpr int kSlotHorizon = 1024;
   double step_time() const;
   double rest_of_step(std::chrono::steady_clock::time_point now) const;  // seconds, >= 0
 

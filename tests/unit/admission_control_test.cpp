@@ -275,6 +275,66 @@ TEST(AdmissionControl, ADeadlineIsRefusedOnArrivalWhenNoSlotFreesInTimeWhateverT
   EXPECT_FALSE(control.enter(Priority::kNormal, now + std::chrono::seconds(30)));
 }
 
+// Two controls, one without aging and one with `aging`, each measuring ten completions a second
+// and then seeing a flood of high requests (far more than the engine completes).
+struct FloodedPair {
+  explicit FloodedPair(std::chrono::milliseconds aging) : aged(AdmissionOptions{{0, 0, 0}, aging}) {
+    const auto now = std::chrono::steady_clock::now();
+    for (AdmissionControl* control : {&never, &aged}) {
+      record_completions(*control, std::chrono::milliseconds(100), now);
+      for (int i = 0; i < 20; ++i)
+        EXPECT_FALSE(control->enter(Priority::kHigh, std::nullopt));
+    }
+  }
+  AdmissionControl never;
+  AdmissionControl aged;
+};
+
+TEST(AdmissionControl, AgingEndsTheOvertakingOfALowerClassWait) {
+  // High requests overtake a normal one only until it has waited one aging step (1 s): then it
+  // competes as high and is older than all of them, so the nine ahead of it and itself start
+  // at ten a second. Without aging it waits on a floor of the rate (16 times the service time).
+  FloodedPair pair(std::chrono::seconds(1));
+  ASSERT_GT(pair.aged.arrival_rate(Priority::kHigh), 100.0);
+  EXPECT_GT(pair.never.expected_wait(Priority::kNormal, 9).count(), 15.0);
+  EXPECT_NEAR(pair.aged.expected_wait(Priority::kNormal, 9).count(), 1.0 + 1.0, 0.1);
+  // Low needs two steps up.
+  EXPECT_NEAR(pair.aged.expected_wait(Priority::kLow, 9).count(), 2.0 + 1.0, 0.1);
+  // A request that has waited already has less of its step left, and none once it is high.
+  using Seconds = std::chrono::duration<double>;
+  EXPECT_NEAR(pair.aged.expected_wait(Priority::kNormal, 9, Seconds(0.75)).count(), 0.25 + 1.0,
+              0.1);
+  EXPECT_NEAR(pair.aged.expected_wait(Priority::kLow, 9, Seconds(1.5)).count(), 0.5 + 1.0, 0.1);
+  EXPECT_NEAR(pair.aged.expected_wait(Priority::kNormal, 9, Seconds(1.5)).count(), 1.0, 0.1);
+  // The highest class is not affected.
+  EXPECT_NEAR(pair.aged.expected_wait(Priority::kHigh, 9).count(),
+              pair.never.expected_wait(Priority::kHigh, 9).count(), 1e-6);
+}
+
+TEST(AdmissionControl, AgingBoundsTheSlotWaitAndTheRetryAfterOfALowerClass) {
+  // The slot releases: one slot, free in 1 s, then a sequence every 0.1 s. Overtaken for good,
+  // a normal request's slot is always taken; aged after 1 s, it gets the next one.
+  FloodedPair pair(std::chrono::seconds(1));
+  for (AdmissionControl* control : {&pair.never, &pair.aged}) {
+    control->set_step_time(0.1);
+    control->set_slot_releases({std::chrono::steady_clock::now() + std::chrono::seconds(1)}, 0.1);
+  }
+  const auto now = std::chrono::steady_clock::now();
+  EXPECT_GT(pair.never.wait_for_slot(Priority::kNormal, 0, now)->count(), 10.0);
+  EXPECT_LT(pair.aged.wait_for_slot(Priority::kNormal, 0, now)->count(), 10.0);
+  // Refused at a full queue (twenty high requests waiting, no free slot), a low request is told
+  // to come back when aging would have started it, not at the 60 s cap.
+  for (AdmissionControl* control : {&pair.never, &pair.aged}) {
+    control->set_slot_releases({}, 0);
+    control->set_free_slots(0);
+    control->set_step_time(0);  // no step in the way: only the rate and the aging count
+  }
+  EXPECT_GE(pair.never.retry_after(Priority::kLow).count(), 30);
+  const auto aged_retry = pair.aged.retry_after(Priority::kLow).count();
+  EXPECT_GE(aged_retry, 4);  // two aging steps, then twenty starts at ten a second
+  EXPECT_LE(aged_retry, 5);
+}
+
 TEST(RateLimiter, RequestBucketRefillsAtItsRate) {
   RateLimiter limiter;
   limiter.set_limit("k", {2.0, 2.0, 0});

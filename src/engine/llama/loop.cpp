@@ -253,9 +253,11 @@ void LlamaEngine::Loop::refuse_unreachable_deadlines() {
   int ahead = 0;
   for (const Place& place : order) {
     Sequence& s = *place.it->second;
-    const auto by_slots = engine_.admission_.wait_for_slot(place.priority, ahead, now);
+    // Its own class and how long it has waited: the estimate ages it the way the scheduler will.
+    const auto waited = std::chrono::duration<double>(now - s.submitted);
+    const auto by_slots = engine_.admission_.wait_for_slot(s.request.priority, ahead, now, waited);
     const auto wait =
-        by_slots ? *by_slots : engine_.admission_.expected_wait(place.priority, ahead);
+        by_slots ? *by_slots : engine_.admission_.expected_wait(s.request.priority, ahead, waited);
     if (s.request.deadline && !s.has_first_token &&
         now + std::chrono::duration_cast<Clock::duration>(wait) > *s.request.deadline) {
       // Kept at its deadline by pausing a stream of its class or a lower one, if there is one.
