@@ -80,6 +80,11 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
                        .get();
   auto& steps =
       registry.counter("supportd_engine_steps_total", "Engine steps (llama_decode calls).").get();
+  auto& busy = registry
+                   .counter("supportd_engine_busy_seconds_total",
+                            "Seconds the engine spent computing steps; its rate is the engine's "
+                            "utilization (1: never idle).")
+                   .get();
   auto& generated = registry.counter("supportd_tokens_generated_total", "Tokens generated.").get();
   auto& preemptions =
       registry.counter("supportd_preemptions_total", "Running sequences paused for a higher class.")
@@ -92,7 +97,8 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
       registry.counter("process_cpu_seconds_total", "User and system CPU time in seconds.").get();
   auto& fds = registry.gauge("process_open_fds", "Open file descriptors.").get();
   registry.on_collect([this, &waiting, &running, &cells_used, &cells_total, &hit_ratio, &reused,
-                       &per_step, &steps, &generated, &preemptions, &threads, &rss, &cpu, &fds] {
+                       &per_step, &steps, &busy, &generated, &preemptions, &threads, &rss, &cpu,
+                       &fds] {
     const engine::EngineStats s = engine_.stats();
     for (int p = 0; p < engine::kPriorityCount; ++p) {
       waiting.with({sched::priority_name(static_cast<sched::Priority>(p))})
@@ -107,6 +113,7 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
     // Counters only move forward: add the difference since the last look.
     reused.increment(static_cast<double>(s.prompt_tokens_reused) - reused.value());
     steps.increment(static_cast<double>(s.steps) - steps.value());
+    busy.increment(s.busy_seconds - busy.value());
     generated.increment(static_cast<double>(s.tokens_generated) - generated.value());
     preemptions.increment(static_cast<double>(s.preemptions) - preemptions.value());
     per_step.set(s.steps > 0 ? static_cast<double>(s.step_tokens) / static_cast<double>(s.steps)
@@ -181,6 +188,7 @@ std::string ServingMetrics::stats_json() const {
                       {"tokens_generated", s.tokens_generated},
                       {"preemptions", s.preemptions},
                       {"last_step_ms", s.last_step_ms},
+                      {"busy_seconds", s.busy_seconds},
                       {"threads", s.threads}};
   json::object process{{"resident_bytes", usage.resident_bytes},
                        {"cpu_seconds", usage.cpu_seconds},

@@ -39,7 +39,8 @@ struct EngineStats {
   std::int64_t tokens_generated = 0;
   std::int64_t preemptions = 0;  // running sequences paused for higher-priority ones
   double last_step_ms = 0;
-  int threads = 0;  // compute threads the last step used
+  double busy_seconds = 0;  // spent computing (in llama_decode): its rate is the utilization
+  int threads = 0;          // compute threads the last step used
 };
 
 class Engine {

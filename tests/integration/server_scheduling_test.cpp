@@ -169,6 +169,13 @@ TEST_F(SchedulingServer, MetricsPassPromtoolAndCountOutcomes) {
             std::string::npos);
   EXPECT_NE(metrics.body.find("supportd_time_to_first_token_seconds_bucket"), std::string::npos);
   EXPECT_NE(metrics.body.find("process_resident_memory_bytes"), std::string::npos);
+  // Two requests were computed: the engine was busy for some time.
+  const auto busy_at = metrics.body.find("\nsupportd_engine_busy_seconds_total ");
+  ASSERT_NE(busy_at, std::string::npos) << metrics.body;
+  const double busy = std::strtod(
+      metrics.body.c_str() + busy_at + std::string("\nsupportd_engine_busy_seconds_total ").size(),
+      nullptr);
+  EXPECT_GT(busy, 0.0);
 
   const std::string file =
       std::string(SUPPORTD_TEST_DATA_DIR) + "/metrics-" + std::to_string(getpid()) + ".txt";

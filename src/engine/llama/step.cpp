@@ -132,6 +132,7 @@ bool LlamaEngine::Loop::run_batch(int first, int end, std::span<const Planned> p
   const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   counters_.steps += 1;
   counters_.step_tokens += part.n_tokens;
+  counters_.busy_seconds += ms / 1e3;
   step_time_.record(part.n_tokens, ms);
   counters_.threads = threads;
   if (options_.threads <= 0) tuner_.record(threads, part.n_tokens, ms);
