@@ -184,6 +184,7 @@ std::string ServingMetrics::stats_json() const {
                       {"prefill_joins", s.prefill_joins},
                       {"steps", s.steps},
                       {"step_tokens", s.step_tokens},
+                      {"mixed_steps", s.mixed_steps},
                       {"split_steps", s.split_steps},
                       {"tokens_generated", s.tokens_generated},
                       {"preemptions", s.preemptions},

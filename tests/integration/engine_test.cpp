@@ -125,10 +125,12 @@ TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATimeWithPlainAttention) {
 
 TEST_P(EngineLayouts, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
   // Eight short requests are decoding when two long prompts arrive: their tokens and the prompts'
-  // chunks fill 64-token steps, which the engine decodes in two calls (decode tokens, then the
-  // chunks), sampling each call's logits before the next overwrites them. The first prompt's
-  // last chunk shares its step with the second's, so its first token comes from the second
-  // call's logits.
+  // chunks fill 64-token steps. With one buffer the engine decodes such a step in two calls
+  // (decode tokens, then the chunks), sampling each call's logits before the next overwrites
+  // them; the first prompt's last chunk shares its step with the second's, so its first token
+  // comes from the second call's logits. With a buffer per sequence it is one call, its tokens
+  // in order of sequence id: one short request ends early, so the first long prompt takes its
+  // sequence id, between decoding ones, and its chunks go among their decode tokens.
   auto long_prompt = [](int clauses) {
     std::string prompt = "Please summarise our policy. ";
     for (int i = 0; i < clauses; ++i)
@@ -140,22 +142,26 @@ TEST_P(EngineLayouts, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
   for (int i = 0; i < 8; ++i)
     short_prompts.push_back(kPrompts[i % kPrompts.size()] + " (" + std::to_string(i) + ")");
   auto engine = make_engine(10, 0, testing::synthesized_model(), GetParam());
+  constexpr std::size_t kEarly = 3;  // the short request that ends early
+  const auto answer_tokens = [&](std::size_t i) { return i == kEarly ? 2 : 40; };
   std::vector<std::string> alone;
-  for (const auto& p : short_prompts)
-    alone.push_back(run(*engine, greedy(p, 40)));
+  for (std::size_t i = 0; i < short_prompts.size(); ++i)
+    alone.push_back(run(*engine, greedy(short_prompts[i], answer_tokens(i))));
   std::vector<std::string> long_alone;
   for (const auto& p : long_prompts)
     long_alone.push_back(run(*engine, greedy(p, 8)));
   const auto split_before = engine->stats().split_steps;
+  const auto mixed_before = engine->stats().mixed_steps;
 
   std::vector<std::shared_ptr<CollectSink>> sinks;
-  for (const auto& p : short_prompts) {
+  for (std::size_t i = 0; i < short_prompts.size(); ++i) {
     sinks.push_back(std::make_shared<CollectSink>());
-    ASSERT_TRUE(engine->submit(greedy(p, 40), sinks.back()).ok());
+    ASSERT_TRUE(engine->submit(greedy(short_prompts[i], answer_tokens(i)), sinks.back()).ok());
   }
-  // Wait until every short request decodes, then send the long ones.
+  // Wait until every short request decodes and the early one has ended, then send the long ones.
   for (const auto& sink : sinks)
     ASSERT_TRUE(sink->wait_pieces(1));
+  ASSERT_TRUE(sinks[kEarly]->wait());
   std::vector<std::shared_ptr<CollectSink>> long_sinks;
   for (const auto& p : long_prompts) {
     long_sinks.push_back(std::make_shared<CollectSink>());
@@ -169,8 +175,13 @@ TEST_P(EngineLayouts, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
     ASSERT_TRUE(sinks[i]->wait());
     EXPECT_EQ(sinks[i]->text(), alone[i]) << "prompt " << i;
   }
-  EXPECT_GT(engine->stats().split_steps, split_before)
+  EXPECT_GT(engine->stats().mixed_steps, mixed_before)
       << "no step held decode tokens and chunks together: the test proves nothing";
+  if (GetParam() == EngineOptions::KvLayout::kUnified) {
+    EXPECT_GT(engine->stats().split_steps, split_before) << "no step was decoded in two calls";
+  } else {
+    EXPECT_EQ(engine->stats().split_steps, split_before);
+  }
 }
 
 TEST(Engine, CancellingARunningRequestFreesItsCells) {

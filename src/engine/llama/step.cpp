@@ -26,9 +26,7 @@ void LlamaEngine::Loop::step() {
   std::vector<Planned> planned;
   planned.reserve(running_.size());
 
-  // Every decoding sequence (one token left to feed) advances by one token. Tokens go in order
-  // of sequence id: with a buffer per sequence, llama.cpp puts only consecutive ids in one
-  // pass over the weights.
+  // Every decoding sequence (one token left to feed) advances by one token.
   std::vector<Sequence*> by_id;
   by_id.reserve(running_.size());
   for (auto& s : running_)
@@ -37,39 +35,46 @@ void LlamaEngine::Loop::step() {
   std::sort(by_id.begin(), by_id.end(), id_order);
   for (Sequence* s : by_id) {
     s->batch_index = -1;
-    if (s->remaining() != 1) continue;
-    add_token(batch_, s->tokens[s->n_past], static_cast<llama_pos>(s->n_past), s->seq_id, true);
-    s->batch_index = batch_.n_tokens - 1;
-    planned.push_back({s, 1});
+    if (s->remaining() == 1) planned.push_back({s, 1});
   }
-  const int decode_tokens = batch_.n_tokens;  // one per decoding sequence, first in `planned`
-  // Prefill chunks fill the rest of the budget, oldest admission first (then put in order of
-  // sequence id); a minimum chunk keeps prefill moving even when the decode tokens alone fill
-  // the budget.
+  const int decode_tokens = static_cast<int>(planned.size());  // first in `planned`
+  // Prefill chunks fill the rest of the budget, oldest admission first; a minimum chunk keeps
+  // prefill moving even when the decode tokens alone fill the budget.
   const int capacity = std::max(options_.step_tokens, options_.parallel);
   int budget =
-      std::min(capacity - batch_.n_tokens, std::max(options_.step_tokens - batch_.n_tokens, 16));
-  std::vector<Planned> chunks;
+      std::min(capacity - decode_tokens, std::max(options_.step_tokens - decode_tokens, 16));
+  const auto chunks_begin = static_cast<std::ptrdiff_t>(planned.size());
   for (auto& s : running_) {
     if (budget <= 0) break;
     if (s->remaining() <= 1) continue;
     if (join_prefill(*s)) continue;  // a sequence ahead is computing this prompt's beginning
     const int chunk =
         static_cast<int>(std::min<std::size_t>(s->remaining(), static_cast<std::size_t>(budget)));
-    chunks.push_back({s.get(), chunk});
+    planned.push_back({s.get(), chunk});
     budget -= chunk;
   }
-  std::sort(chunks.begin(), chunks.end(),
-            [&](const Planned& a, const Planned& b) { return id_order(a.sequence, b.sequence); });
-  for (const auto& [s, chunk] : chunks) {
-    for (int k = 0; k < chunk; ++k) {
+  // The order of the batch. With a buffer per sequence, llama.cpp splits a batch into passes
+  // over the weights, each a run of consecutive sequence ids taking the same number of tokens
+  // from each: in order of sequence id overall, a prompt chunk's first token rides along with
+  // the decode tokens around it instead of cutting their run in two (one pass fewer for each
+  // prompt between decoding sequences). With one buffer, decode tokens first, then the chunks
+  // in order of sequence id (the split below needs them apart).
+  const auto by_sequence = [&](const Planned& a, const Planned& b) {
+    return id_order(a.sequence, b.sequence);
+  };
+  if (unified_) {
+    std::sort(planned.begin() + chunks_begin, planned.end(), by_sequence);
+  } else {
+    std::sort(planned.begin(), planned.end(), by_sequence);
+  }
+  for (const auto& [s, tokens] : planned) {
+    for (int k = 0; k < tokens; ++k) {
       const std::size_t at = s->n_past + static_cast<std::size_t>(k);
       add_token(batch_, s->tokens[at], static_cast<llama_pos>(at), s->seq_id,
                 at + 1 == s->tokens.size());
     }
-    if (s->n_past + static_cast<std::size_t>(chunk) == s->tokens.size())
+    if (s->n_past + static_cast<std::size_t>(tokens) == s->tokens.size())
       s->batch_index = batch_.n_tokens - 1;
-    planned.push_back({s, chunk});
   }
   if (batch_.n_tokens == 0) return;
   // Threads for this step: fixed by --threads, or chosen by measurement.
@@ -86,14 +91,15 @@ void LlamaEngine::Loop::step() {
   // cannot see, and a prefill chunk's tiles belong to one sequence. The second call costs a
   // pass over the weights, worth it once many sequences decode (measured at 16; at 4 it
   // changed no throughput beyond noise, but it did change a cold start's timing).
-  const bool split = decode_tokens >= kSplitDecodeTokens && batch_.n_tokens > decode_tokens &&
-                     batch_.n_tokens >= kAttentionTileRows;
+  const bool split = unified_ && decode_tokens >= kSplitDecodeTokens &&
+                     batch_.n_tokens > decode_tokens && batch_.n_tokens >= kAttentionTileRows;
   const auto started = Clock::now();
   const double predicted_ms = split ? step_time_.predict(decode_tokens) +
                                           step_time_.predict(batch_.n_tokens - decode_tokens)
                                     : step_time_.predict(batch_.n_tokens);
   engine_.admission_.step_started(started, predicted_ms / 1e3);
   const std::span<const Planned> all(planned);
+  if (decode_tokens > 0 && batch_.n_tokens > decode_tokens) ++counters_.mixed_steps;
   if (split) {
     ++counters_.split_steps;
     const auto decoding = static_cast<std::size_t>(decode_tokens);
