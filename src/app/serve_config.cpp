@@ -270,31 +270,27 @@ Status ServeFlags::finish() {
   auto& scheduling = e.scheduling;
   scheduling.aging = std::chrono::milliseconds(config_.aging_ms);
   using Options = engine::llama::EngineOptions;
-  Status chosen = choose(config_.batching, "--batching",
-                         {{"continuous", sched::BatchingMode::kContinuous},
-                          {"dynamic", sched::BatchingMode::kDynamic}},
-                         scheduling.batching);
-  if (chosen.ok()) {
-    chosen = choose(config_.kv_layout, "--kv-layout",
-                    {{"unified", Options::KvLayout::kUnified},
-                     {"per-sequence", Options::KvLayout::kPerSequence}},
-                    e.kv_layout);
+  // Each writes only its own setting; the first refusal, in this order, is the answer.
+  for (const Status& chosen : {choose(config_.batching, "--batching",
+                                      {{"continuous", sched::BatchingMode::kContinuous},
+                                       {"dynamic", sched::BatchingMode::kDynamic}},
+                                      scheduling.batching),
+                               choose(config_.kv_layout, "--kv-layout",
+                                      {{"unified", Options::KvLayout::kUnified},
+                                       {"per-sequence", Options::KvLayout::kPerSequence}},
+                                      e.kv_layout),
+                               choose(config_.flash_attn, "--flash-attn",
+                                      {{"auto", Options::FlashAttention::kAuto},
+                                       {"on", Options::FlashAttention::kOn},
+                                       {"off", Options::FlashAttention::kOff}},
+                                      e.flash_attention),
+                               choose(config_.preemption, "--preemption",
+                                      {{"save", Options::Preemption::kSave},
+                                       {"recompute", Options::Preemption::kRecompute},
+                                       {"off", Options::Preemption::kOff}},
+                                      e.preemption)}) {
+    if (!chosen.ok()) return chosen;
   }
-  if (chosen.ok()) {
-    chosen = choose(config_.flash_attn, "--flash-attn",
-                    {{"auto", Options::FlashAttention::kAuto},
-                     {"on", Options::FlashAttention::kOn},
-                     {"off", Options::FlashAttention::kOff}},
-                    e.flash_attention);
-  }
-  if (chosen.ok()) {
-    chosen = choose(config_.preemption, "--preemption",
-                    {{"save", Options::Preemption::kSave},
-                     {"recompute", Options::Preemption::kRecompute},
-                     {"off", Options::Preemption::kOff}},
-                    e.preemption);
-  }
-  if (!chosen.ok()) return chosen;
   scheduling.batch_max = std::max(1, config_.batch_max);
   scheduling.batch_window = std::chrono::milliseconds(config_.batch_window_ms);
   scheduling.early_release_count = config_.early_release_count;
