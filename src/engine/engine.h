@@ -36,8 +36,7 @@ struct EngineStats {
   std::int64_t steps = 0;          // llama_decode calls
   std::int64_t step_tokens = 0;    // tokens carried by all those calls
   std::int64_t mixed_steps = 0;    // steps that held decode tokens and prompt chunks together
-  std::int64_t split_steps =
-      0;  // of those, steps that decoded their prefill chunks in a call of their own
+  std::int64_t split_steps = 0;    // of those, steps that decoded the chunks in a call of their own
   std::int64_t tokens_generated = 0;
   std::int64_t preemptions = 0;  // running sequences paused for higher-priority ones
   double last_step_ms = 0;

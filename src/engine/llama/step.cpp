@@ -27,15 +27,9 @@ void LlamaEngine::Loop::step() {
   planned.reserve(running_.size());
 
   // Every decoding sequence (one token left to feed) advances by one token.
-  std::vector<Sequence*> by_id;
-  by_id.reserve(running_.size());
-  for (auto& s : running_)
-    by_id.push_back(s.get());
-  const auto id_order = [](const Sequence* a, const Sequence* b) { return a->seq_id < b->seq_id; };
-  std::sort(by_id.begin(), by_id.end(), id_order);
-  for (Sequence* s : by_id) {
+  for (auto& s : running_) {
     s->batch_index = -1;
-    if (s->remaining() == 1) planned.push_back({s, 1});
+    if (s->remaining() == 1) planned.push_back({s.get(), 1});
   }
   const int decode_tokens = static_cast<int>(planned.size());  // first in `planned`
   // Prefill chunks fill the rest of the budget, oldest admission first; a minimum chunk keeps
@@ -57,12 +51,13 @@ void LlamaEngine::Loop::step() {
   // over the weights, each a run of consecutive sequence ids taking the same number of tokens
   // from each: in order of sequence id overall, a prompt chunk's first token rides along with
   // the decode tokens around it instead of cutting their run in two (one pass fewer for each
-  // prompt between decoding sequences). With one buffer, decode tokens first, then the chunks
-  // in order of sequence id (the split below needs them apart).
-  const auto by_sequence = [&](const Planned& a, const Planned& b) {
-    return id_order(a.sequence, b.sequence);
+  // prompt between decoding sequences). With one buffer, the decode tokens and then the chunks,
+  // each in order of sequence id (the split below needs them apart).
+  const auto by_sequence = [](const Planned& a, const Planned& b) {
+    return a.sequence->seq_id < b.sequence->seq_id;
   };
   if (unified_) {
+    std::sort(planned.begin(), planned.begin() + chunks_begin, by_sequence);
     std::sort(planned.begin() + chunks_begin, planned.end(), by_sequence);
   } else {
     std::sort(planned.begin(), planned.end(), by_sequence);
