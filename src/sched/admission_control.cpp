@@ -122,10 +122,12 @@ std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot(
     Priority priority, int ahead, std::chrono::steady_clock::time_point now,
     std::chrono::duration<double> waited) const {
   const auto parts = stretches(priority, waited.count(), kSettledGaps);
-  double overtaken_until = 0;  // when aging lifts it to the highest class
-  for (const Stretch& part : parts)
-    overtaken_until += std::isinf(part.seconds) ? 0 : part.seconds;
-  if (parts.size() == 1) overtaken_until = parts.front().overtaking > 0 ? kEndless : 0;
+  double overtaken_until = 0;  // the end of the last stretch in which anyone overtakes it
+  double elapsed = 0;
+  for (const Stretch& part : parts) {
+    elapsed += part.seconds;
+    if (part.overtaking > 0) overtaken_until = elapsed;
+  }
   const double step = step_time();
   std::lock_guard lock(mutex_);
   if (releases_.empty()) return std::nullopt;
