@@ -4,6 +4,7 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <utility>
 
 #include "http/server_impl.h"
 
@@ -87,7 +88,7 @@ net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
       }
       bool ok;
       if (response.stream) {
-        ok = co_await self->write_deferred(response.stream, keep_alive);
+        ok = co_await self->write_deferred(response.stream, keep_alive, response.headers);
       } else {
         ok = co_await self->write_response(response, keep_alive);
       }
@@ -200,8 +201,8 @@ net::awaitable<bool> Connection::write_all(const Buffers& buffers) {
   co_return !ec;
 }
 
-net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> reply,
-                                                bool keep_alive) {
+net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive,
+                                                const Headers& headers) {
   using namespace net::experimental::awaitable_operators;
   std::weak_ptr<Connection> weak = shared_from_this();
   reply->set_waker([weak, executor = stream_.get_executor()] {
@@ -211,7 +212,7 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
   });
   stream_.expires_never();
   // Write what the producer sends while watching for the client to leave.
-  auto result = co_await (drain(reply, keep_alive) || watch_peer());
+  auto result = co_await (drain(reply, keep_alive, headers) || watch_peer());
   reply->set_waker(nullptr);
   if (result.index() == 1) {
     reply->cancel();  // the client went away: stop the work behind the answer
@@ -220,7 +221,8 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
   co_return std::get<0>(result);
 }
 
-net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool keep_alive) {
+net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool keep_alive,
+                                       const Headers& headers) {
   bool streaming = false;
   for (;;) {
     if (!reply->has_data()) {
@@ -229,8 +231,10 @@ net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool 
       continue;
     }
     ReplyStream::Batch batch = reply->take();
-    if (batch.response && !streaming)
+    if (batch.response && !streaming) {
+      batch.response->headers.insert(batch.response->headers.end(), headers.begin(), headers.end());
       co_return co_await write_response(*batch.response, keep_alive);
+    }
 
     std::string out;
     if (batch.opened && !streaming) {
@@ -240,8 +244,10 @@ net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool 
       head.set(bhttp::field::content_type, batch.content_type);
       head.set(bhttp::field::cache_control, "no-cache");
       head.set("X-Accel-Buffering", "no");
-      for (const auto& [name, value] : batch.headers)
-        head.insert(name, value);
+      for (const Headers* list : {&std::as_const(batch.headers), &headers}) {
+        for (const auto& [name, value] : *list)
+          head.insert(name, value);
+      }
       head.keep_alive(keep_alive);
       head.chunked(true);
       bhttp::response_serializer<bhttp::empty_body> serializer{head};

@@ -37,8 +37,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   net::awaitable<bool> write_response(Response& response, bool keep_alive);
   net::awaitable<bool> write_error(int status, std::string_view message, std::string_view code);
   // Streams a deferred answer; false when the connection should end.
-  net::awaitable<bool> write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive);
-  net::awaitable<bool> drain(std::shared_ptr<ReplyStream> reply, bool keep_alive);
+  // `headers`: set on the deferred Response itself (CORS, say), sent with whatever head follows.
+  net::awaitable<bool> write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive,
+                                      const Headers& headers);
+  net::awaitable<bool> drain(std::shared_ptr<ReplyStream> reply, bool keep_alive,
+                             const Headers& headers);
   net::awaitable<void> watch_peer();
   // Turns this connection into a WebSocket served by `handler`; returns when it closes.
   net::awaitable<void> run_websocket(std::shared_ptr<WebSocketHandler> handler);

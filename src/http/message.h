@@ -42,7 +42,8 @@ struct Response {
   Headers headers;
   std::string body;
   // When set, the answer comes later, from another thread, through this stream (a deferred
-  // whole response, or a streamed body such as server-sent events).
+  // whole response, or a streamed body such as server-sent events); `headers` set here are
+  // sent with it.
   std::shared_ptr<ReplyStream> stream;
   // When set on a WebSocket upgrade request, the connection becomes this socket's.
   std::shared_ptr<WebSocketHandler> websocket;

@@ -114,11 +114,14 @@ TEST_F(ServerTest, StreamedAndWholeAnswersAgree) {
   const std::string content(answer.at("choices").at(0).at("message").at("content").as_string());
   EXPECT_EQ(answer.at("usage").at("completion_tokens"), json::value(12));
   EXPECT_EQ(answer.at("choices").at(0).at("finish_reason"), json::value("length"));
+  // The model is synthesized: both answers say so in a header, not only /v1/models.
+  EXPECT_NE(whole.header("x-supportd-notice").find("meaningless"), std::string::npos);
 
   const auto streamed = http_request(port(), "POST", "/v1/chat/completions",
                                      chat_body("Where is my order?", 12, true));
   ASSERT_EQ(streamed.status, 200);
   EXPECT_EQ(streamed.header("content-type"), "text/event-stream");
+  EXPECT_NE(streamed.header("x-supportd-notice").find("meaningless"), std::string::npos);
   const auto events = sse_data(streamed.body);
   ASSERT_GE(events.size(), 3u);
   EXPECT_EQ(events.back(), "[DONE]");
