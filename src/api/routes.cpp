@@ -1,5 +1,7 @@
 #include "api/routes.h"
 
+#include <algorithm>
+
 #include "api/desk_handlers.h"
 #include "api/desk_socket.h"
 #include "api/openai_handlers.h"
@@ -13,38 +15,61 @@ http::Router make_router(Services& s) {
   auto bind = [&s](auto handler) {
     return [&s, handler](http::Request& request) { return handler(s, request); };
   };
+  // Routes other sites' pages may call (the widget embedded elsewhere, browser apps on the
+  // OpenAI API): CORS headers on their answers and a preflight per path, added at the end.
+  std::vector<std::pair<std::string, std::string>> open_paths;  // pattern, "GET, POST"
+  auto open = [&](const std::string& method, const std::string& pattern, auto handler) {
+    router.add(method, pattern, s.cross_origin.open(bind(handler)));
+    auto it = std::find_if(open_paths.begin(), open_paths.end(),
+                           [&](const auto& path) { return path.first == pattern; });
+    if (it == open_paths.end()) {
+      open_paths.emplace_back(pattern, method);
+    } else {
+      it->second += ", " + method;
+    }
+  };
+  // Routes for this server's own pages and for operators: no WebSocket from another site.
+  auto own = [&](const std::string& method, const std::string& pattern, http::Router::Handler h) {
+    router.add(method, pattern, s.cross_origin.same_site(std::move(h)));
+  };
   // Probes.
-  router.add("GET", "/health", bind(health));
-  router.add("GET", "/ready", bind(ready));
+  own("GET", "/health", bind(health));
+  own("GET", "/ready", bind(ready));
   // OpenAI-compatible API.
-  router.add("GET", "/v1/models", bind(list_models));
-  router.add("POST", "/v1/chat/completions",
-             bind([](Services& s, http::Request& r) { return create_completion(s, r, true); }));
-  router.add("POST", "/v1/completions",
-             bind([](Services& s, http::Request& r) { return create_completion(s, r, false); }));
+  open("GET", "/v1/models", list_models);
+  open("POST", "/v1/chat/completions",
+       [](Services& s, http::Request& r) { return create_completion(s, r, true); });
+  open("POST", "/v1/completions",
+       [](Services& s, http::Request& r) { return create_completion(s, r, false); });
   // The customer-service desk: customers.
-  router.add("POST", "/v1/sessions", bind(start_session));
-  router.add("POST", "/v1/sessions/{session}/messages", bind(post_message));
-  router.add("GET", "/v1/sessions/{session}/messages", bind(get_messages));
-  router.add("POST", "/v1/sessions/{session}/feedback", bind(post_feedback));
-  router.add("POST", "/v1/sessions/{session}/handoff", bind(post_handoff));
-  router.add("POST", "/v1/answer", bind(post_answer));
-  router.add("GET", "/v1/ws", bind(customer_socket));
+  open("POST", "/v1/sessions", start_session);
+  open("POST", "/v1/sessions/{session}/messages", post_message);
+  open("GET", "/v1/sessions/{session}/messages", get_messages);
+  open("POST", "/v1/sessions/{session}/feedback", post_feedback);
+  open("POST", "/v1/sessions/{session}/handoff", post_handoff);
+  open("POST", "/v1/answer", post_answer);
+  open("GET", "/v1/ws", customer_socket);
   // The desk: agents.
-  router.add("GET", "/v1/agent/conversations", bind(agent_list));
-  router.add("GET", "/v1/agent/conversations/{session}", bind(agent_conversation));
+  own("GET", "/v1/agent/conversations", bind(agent_list));
+  own("GET", "/v1/agent/conversations/{session}", bind(agent_conversation));
   for (const char* action : {"take", "reply", "close", "release"}) {
-    router.add("POST", std::string("/v1/agent/conversations/{session}/") + action,
-               [&s, action](http::Request& r) { return agent_action(s, r, action); });
+    own("POST", std::string("/v1/agent/conversations/{session}/") + action,
+        [&s, action](http::Request& r) { return agent_action(s, r, action); });
   }
-  router.add("GET", "/v1/agent/ws", bind(agent_socket));
-  router.add("POST", "/v1/admin/kb/reload", bind(reload_knowledge));
+  own("GET", "/v1/agent/ws", bind(agent_socket));
+  own("POST", "/v1/admin/kb/reload", bind(reload_knowledge));
   // Operations.
-  router.add("GET", "/v1/stats", bind(stats));
-  router.add("GET", "/metrics", bind(metrics));
+  own("GET", "/v1/stats", bind(stats));
+  own("GET", "/metrics", bind(metrics));
   // The web pages built into the binary: demo page with the widget, agent console, dashboard.
-  for (const char* page : {"/", "/widget.js", "/agent", "/dashboard", "/static/{file}"}) {
-    router.add("GET", page, serve_static);
+  // The widget's script is loaded by other sites' pages.
+  router.add("GET", "/widget.js", s.cross_origin.open(serve_static));
+  for (const char* page : {"/", "/agent", "/dashboard", "/static/{file}"}) {
+    own("GET", page, serve_static);
+  }
+  for (const auto& [pattern, methods] : open_paths) {
+    router.add("OPTIONS", pattern,
+               [&s, methods](http::Request& r) { return s.cross_origin.preflight(r, methods); });
   }
   return router;
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "http/cross_origin.h"
 #include "http/router.h"
 
 namespace supportd::engine {
@@ -27,6 +28,7 @@ struct Services {
   Access* access = nullptr;
   ServingMetrics* metrics = nullptr;
   desk::Desk* desk = nullptr;         // the customer-service endpoints (absent: 404)
+  http::CrossOrigin cross_origin;     // which sites' pages may call (default: any)
   std::vector<std::string> warnings;  // degraded parts, shown in /ready's details
 };
 

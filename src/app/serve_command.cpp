@@ -86,6 +86,7 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
   }
   api::Services services{engine->get(), &access, &metrics, (*desk)->desk.get()};
   services.warnings = (*desk)->warnings;
+  services.cross_origin = config.cross_origin;
   http::Router router = api::make_router(services);
   http::Server server(config.http,
                       [&router](http::Request& request) { return router.dispatch(request); });
@@ -94,8 +95,9 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
     (*engine)->shutdown();
     return 1;
   }
-  spdlog::info("supportd listening on http://{}:{} (model {})", config.http.host, server.port(),
-               (*engine)->model().id);
+  spdlog::info("supportd listening on http://{}:{} (model {}; other sites' pages: {})",
+               config.http.host, server.port(), (*engine)->model().id,
+               config.cross_origin.describe());
   if (!config.port_file.empty()) {
     std::ofstream(config.port_file) << server.port() << "\n";
   }

@@ -175,6 +175,9 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
   bind("http", "read-timeout", cfg.read_timeout_s, "Seconds to receive a whole request");
   bind("http", "write-timeout", cfg.write_timeout_s, "Seconds a client may take to accept a write");
   bind("http", "max-connections", h.max_connections, "Open connections at most");
+  bind("http", "cors-origins", cfg.cors_origins,
+       "Sites whose pages may call the customer and OpenAI endpoints (the widget embedded "
+       "there): '*' any, 'none', or origins like https://shop.example.com,https://*.example.com");
   bind("scheduling", "queue-limit-high", cfg.queue_limit_high,
        "Waiting high requests at most (0: no bound)");
   bind("scheduling", "queue-limit-normal", cfg.queue_limit_normal,
@@ -299,6 +302,9 @@ Status ServeFlags::finish() {
                              config_.queue_limit_low};
   api::Access access(config_.api_keys);
   scheduling.tenant_weights = access.tenant_weights();
+  auto cross_origin = http::CrossOrigin::parse(config_.cors_origins);
+  if (!cross_origin) return Error::invalid("--cors-origins: " + cross_origin.error().message);
+  config_.cross_origin = *cross_origin;
   config_.http.idle_timeout = std::chrono::seconds(config_.idle_timeout_s);
   config_.http.read_timeout = std::chrono::seconds(config_.read_timeout_s);
   config_.http.write_timeout = std::chrono::seconds(config_.write_timeout_s);

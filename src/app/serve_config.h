@@ -11,6 +11,7 @@
 #include "app/desk_setup.h"
 #include "core/status.h"
 #include "engine/llama/llama_engine.h"
+#include "http/cross_origin.h"
 #include "http/server.h"
 
 namespace CLI {
@@ -37,6 +38,8 @@ struct ServeConfig {
   int read_timeout_s = 30;
   int write_timeout_s = 30;
   int shutdown_grace_s = 10;
+  std::string cors_origins = "*";  // parsed into cross_origin by finish()
+  http::CrossOrigin cross_origin;
   // Scheduling (flags map onto engine.scheduling / engine.admission in finish()).
   int queue_limit_high = 256, queue_limit_normal = 512, queue_limit_low = 512;
   int aging_ms = 10000;

@@ -30,9 +30,10 @@ class DeskServer {
  public:
   // `generate`: let the desk show generated text even though the model is synthesized (to
   // exercise the generation path; its text is meaningless). `configure` may change the
-  // engine's options.
+  // engine's options. `cross_origin`: which other sites' pages may call (default: any).
   explicit DeskServer(bool generate = false, std::vector<std::string> topics = {},
-                      const std::function<void(engine::llama::EngineOptions&)>& configure = {}) {
+                      const std::function<void(engine::llama::EngineOptions&)>& configure = {},
+                      http::CrossOrigin cross_origin = {}) {
     namespace fs = std::filesystem;
     data_ = fs::temp_directory_path() /
             ("supportd-desk-test-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
@@ -68,6 +69,7 @@ class DeskServer {
     metrics_ = std::make_unique<api::ServingMetrics>(registry_, *engine_);
     services_ = std::make_unique<api::Services>(
         api::Services{engine_.get(), nullptr, metrics_.get(), desk_.get()});
+    services_->cross_origin = std::move(cross_origin);
     router_ = std::make_unique<http::Router>(api::make_router(*services_));
     http::ServerOptions server_options;
     server_options.port = 0;

@@ -186,5 +186,12 @@ TEST(DeskServeFlags, AnUnknownAttentionKernelIsRefused) {
   EXPECT_NE(why.find("--flash-attn must be auto, on or off"), std::string::npos) << why;
 }
 
+TEST(DeskServeFlags, ACorsOriginThatIsNoOriginIsRefusedByName) {
+  const std::string why =
+      refusal(with(common_flags(), "--cors-origins", "https://shop.example.com,shop.example.org"));
+  EXPECT_NE(why.find("--cors-origins: 'shop.example.org' is not an origin"), std::string::npos)
+      << why;
+}
+
 }  // namespace
 }  // namespace supportd

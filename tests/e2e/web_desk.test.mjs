@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSupportd, synthesizeModel } from './supportd.mjs';
@@ -242,6 +243,63 @@ test('without WebSockets the widget streams answers over HTTP', bounded, async (
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+// A business's own page on another site (another port is another origin) with the one script
+// tag: the widget's calls there are cross-origin, so they work only with supportd's CORS
+// answers (preflights for its JSON posts, headers on deferred and streamed answers).
+async function startShopSite() {
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head>
+<body><h1>Our shop</h1><script src="${server.url}/widget.js" data-supportd data-title="Shop help"></script></body></html>`;
+  const site = createServer((request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(page);
+  });
+  await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${site.address().port}/`,
+    close: () => new Promise((resolve) => {
+      site.close(resolve);
+      site.closeAllConnections();  // the browser keeps its connection alive; do not wait for it
+    }),
+  };
+}
+
+for (const transport of ['socket', 'http']) {
+  test(`the widget on another site's page answers over ${transport === 'socket' ? 'the WebSocket' : 'HTTP'}`, bounded, async () => {
+    const site = await startShopSite();
+    const page = await newPage(browser.context, `shop-${transport}`);
+    try {
+      if (transport === 'http') await page.addInitScript(() => { delete window.WebSocket; });
+      const crossOrigin = [];
+      page.on('response', (r) => {
+        if (r.url().startsWith(server.url) && r.url().includes('/v1/')) {
+          crossOrigin.push({ method: r.request().method(), status: r.status(),
+                             allow: r.headers()['access-control-allow-origin'] });
+        }
+      });
+      await open(page, site.url);
+      await page.getByRole('button', { name: 'Chat with us' }).click();
+      const panel = page.getByRole('dialog', { name: 'Shop help' });
+      await panel.getByText(transport === 'socket' ? 'Online' : 'Online (without live connection)',
+                            { exact: true }).waitFor({ timeout: 10000 });
+      await panel.getByLabel('Your message').fill('How long does delivery take?');
+      await panel.getByLabel('Your message').press('Enter');
+      const answer = panel.locator('.msg.assistant').filter({ has: page.locator('.badge') }).last();
+      await answer.waitFor({ timeout: 15000 });
+      assert.match(await answer.locator('.bubble').textContent(), /business days/);
+      assert.ok(await answer.locator('.cite').count() > 0, 'citations');
+      const posts = crossOrigin.filter((r) => r.method === 'POST');
+      assert.ok(posts.length >= (transport === 'http' ? 2 : 1), JSON.stringify(crossOrigin));
+      for (const r of crossOrigin.filter((r) => r.method !== 'OPTIONS' && r.status !== 101)) {
+        assert.equal(r.allow, '*', `CORS header on ${JSON.stringify(r)}`);
+      }
+      assert.deepEqual(page.problems, []);
+    } finally {
+      await page.close();
+      await site.close();
+    }
+  });
+}
 
 test('when the server cannot be reached the widget says so, and recovers', bounded, async () => {
   const page = await newPage(browser.context, 'customer-offline');

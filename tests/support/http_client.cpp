@@ -155,8 +155,9 @@ HttpResult http_request(std::uint16_t port, const std::string& method, const std
                         const std::string& body,
                         const std::vector<std::pair<std::string, std::string>>& headers) {
   Connection c(port);
-  std::string request =
-      method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  std::string request = method + " " + target +
+                        " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                        "\r\nConnection: close\r\n";
   bool has_type = false;
   for (const auto& [k, v] : headers) {
     request += k + ": " + v + "\r\n";
