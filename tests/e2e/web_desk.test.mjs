@@ -219,6 +219,17 @@ test('asking for a person in words (Chinese) hands the conversation over, as the
   await page.close();
 });
 
+// Asks the widget's panel how long delivery takes; the answer, from the knowledge base, arrives
+// with its citations.
+async function askAboutDelivery(page, panel) {
+  await panel.getByLabel('Your message').fill('How long does delivery take?');
+  await panel.getByLabel('Your message').press('Enter');
+  const answer = panel.locator('.msg.assistant').filter({ has: page.locator('.badge') }).last();
+  await answer.waitFor({ timeout: 15000 });
+  assert.match(await answer.locator('.bubble').textContent(), /business days/);
+  assert.ok(await answer.locator('.cite').count() > 0, 'citations');
+}
+
 test('without WebSockets the widget streams answers over HTTP', bounded, async () => {
   const page = await newPage(browser.context, 'customer-no-ws');
   await page.addInitScript(() => { delete window.WebSocket; });
@@ -233,12 +244,7 @@ test('without WebSockets the widget streams answers over HTTP', bounded, async (
   await page.getByRole('button', { name: 'Chat with us' }).click();
   const panel = page.getByRole('dialog');
   await panel.getByText('Online (without live connection)').waitFor({ timeout: 10000 });
-  await panel.getByLabel('Your message').fill('How long does delivery take?');
-  await panel.getByLabel('Your message').press('Enter');
-  const answer = panel.locator('.msg.assistant').filter({ has: page.locator('.badge') }).last();
-  await answer.waitFor({ timeout: 15000 });
-  assert.match(await answer.locator('.bubble').textContent(), /business days/);
-  assert.ok(await answer.locator('.cite').count() > 0, 'citations');
+  await askAboutDelivery(page, panel);
   assert.ok(streamed, 'the answer came as server-sent events');
   assert.deepEqual(page.problems, []);
   await page.close();
@@ -282,12 +288,7 @@ for (const transport of ['socket', 'http']) {
       const panel = page.getByRole('dialog', { name: 'Shop help' });
       await panel.getByText(transport === 'socket' ? 'Online' : 'Online (without live connection)',
                             { exact: true }).waitFor({ timeout: 10000 });
-      await panel.getByLabel('Your message').fill('How long does delivery take?');
-      await panel.getByLabel('Your message').press('Enter');
-      const answer = panel.locator('.msg.assistant').filter({ has: page.locator('.badge') }).last();
-      await answer.waitFor({ timeout: 15000 });
-      assert.match(await answer.locator('.bubble').textContent(), /business days/);
-      assert.ok(await answer.locator('.cite').count() > 0, 'citations');
+      await askAboutDelivery(page, panel);
       const posts = crossOrigin.filter((r) => r.method === 'POST');
       assert.ok(posts.length >= (transport === 'http' ? 2 : 1), JSON.stringify(crossOrigin));
       for (const r of crossOrigin.filter((r) => r.method !== 'OPTIONS' && r.status !== 101)) {
