@@ -214,11 +214,11 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
   // Write what the producer sends while watching for the client to leave.
   auto result = co_await (drain(reply, keep_alive, headers) || watch_peer());
   reply->set_waker(nullptr);
-  if (result.index() == 1) {
-    reply->cancel();  // the client went away: stop the work behind the answer
-    co_return false;
-  }
-  co_return std::get<0>(result);
+  const bool written = result.index() == 0 && std::get<0>(result);
+  // The client went away, seen by the watch or by a write that failed first (a hang-up with
+  // unread data resets the connection, and either may notice): stop the work behind the answer.
+  if (!written) reply->cancel();
+  co_return written;
 }
 
 net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool keep_alive,
