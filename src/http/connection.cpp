@@ -86,11 +86,18 @@ net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
                                   "invalid_request_error", "upgrade_required");
         response.headers.emplace_back("Upgrade", "websocket");
       }
+      const bool head = request.method == "HEAD";
+      if (head && response.stream) {
+        // Every GET route answers at once; one that streams would have nothing to say to HEAD.
+        response.stream->cancel();
+        response = error_response(405, "HEAD is not supported on " + request.path,
+                                  "invalid_request_error", "method_not_allowed");
+      }
       bool ok;
       if (response.stream) {
         ok = co_await self->write_deferred(response.stream, keep_alive, response.headers);
       } else {
-        ok = co_await self->write_response(response, keep_alive);
+        ok = co_await self->write_response(response, keep_alive, head);
       }
       --self->server_.in_flight;
       if (!ok || !keep_alive) break;
@@ -173,7 +180,8 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   co_return true;
 }
 
-net::awaitable<bool> Connection::write_response(Response& response, bool keep_alive) {
+net::awaitable<bool> Connection::write_response(Response& response, bool keep_alive,
+                                                bool head_only) {
   bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), 11};
   message.set(bhttp::field::server, kServerName);
   message.set(bhttp::field::content_type, response.content_type);
@@ -183,6 +191,11 @@ net::awaitable<bool> Connection::write_response(Response& response, bool keep_al
   message.keep_alive(keep_alive);
   message.prepare_payload();
   stream_.expires_after(server_.options.write_timeout);
+  if (head_only) {
+    bhttp::response_serializer<bhttp::string_body> serializer{message};
+    auto [ec, n] = co_await bhttp::async_write_header(stream_, serializer, as_tuple(use_awaitable));
+    co_return !ec;
+  }
   auto [ec, n] = co_await bhttp::async_write(stream_, message, as_tuple(use_awaitable));
   co_return !ec;
 }

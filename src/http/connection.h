@@ -34,7 +34,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   // Reads one request into `request`; false when the connection should end.
   net::awaitable<bool> read_request(Request& request, bool& keep_alive);
-  net::awaitable<bool> write_response(Response& response, bool keep_alive);
+  // `head_only`: the answer to HEAD, its Content-Length that of the body it leaves out.
+  net::awaitable<bool> write_response(Response& response, bool keep_alive, bool head_only = false);
   net::awaitable<bool> write_error(int status, std::string_view message, std::string_view code);
   // Streams a deferred answer; false when the connection should end.
   // `headers`: set on the deferred Response itself (CORS, say), sent with whatever head follows.

@@ -44,15 +44,18 @@ bool Router::match(const Route& route, const std::vector<std::string_view>& path
 
 Response Router::dispatch(Request& request) const {
   const auto path = split_path(request.path);
+  // HEAD is GET without the body (the connection leaves it out).
+  const std::string method = request.method == "HEAD" ? "GET" : request.method;
   std::string allowed;
   for (const auto& route : routes_) {
     Headers params;
     if (!match(route, path, &params)) continue;
-    if (route.method == request.method) {
+    if (route.method == method) {
       request.params = std::move(params);
       return route.handler(request);
     }
     allowed += (allowed.empty() ? "" : ", ") + route.method;
+    if (route.method == "GET") allowed += ", HEAD";
   }
   if (!allowed.empty()) {
     Response r =

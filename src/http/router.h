@@ -1,6 +1,7 @@
 // Maps method + path to a handler. Patterns are literal segments and "{name}" captures, e.g.
-// "/v1/sessions/{id}/messages". Unknown paths get 404, known paths with another method 405,
-// both as JSON errors. Built once at start-up, then read-only (thread-safe).
+// "/v1/sessions/{id}/messages". HEAD goes to the GET route. Unknown paths get 404, known
+// paths with another method 405, both as JSON errors. Built once at start-up, then read-only
+// (thread-safe).
 #pragma once
 
 #include <functional>

@@ -106,6 +106,35 @@ TEST_F(ServerTest, ProbesAndModelList) {
   EXPECT_EQ(model.at("meaningless_text"), json::value(true));
 }
 
+TEST_F(ServerTest, HeadAnswersLikeGetWithoutTheBody) {
+  const auto get = http_request(port(), "GET", "/v1/models");
+  ASSERT_EQ(get.status, 200);
+  // Two HEADs and a GET on one kept-alive connection: no body after either head, or the GET's
+  // answer would be read as part of it.
+  Connection c(port());
+  const std::string host = "Host: 127.0.0.1:" + std::to_string(port()) + "\r\n";
+  c.send("HEAD /v1/models HTTP/1.1\r\n" + host + "\r\nHEAD /health HTTP/1.1\r\n" + host +
+         "\r\nGET /health HTTP/1.1\r\n" + host + "Connection: close\r\n\r\n");
+  std::string all;
+  while (!c.closed_by_peer(std::chrono::milliseconds(0)) && all.size() < 100000) {
+    const std::string more = c.read_some(std::chrono::milliseconds(200));
+    if (more.empty()) break;
+    all += more;
+  }
+  const std::size_t first_end = all.find("\r\n\r\n");
+  ASSERT_NE(first_end, std::string::npos) << all;
+  EXPECT_EQ(all.rfind("HTTP/1.1 200", 0), 0u) << all;
+  EXPECT_NE(all.substr(0, first_end).find("Content-Length: " + std::to_string(get.body.size())),
+            std::string::npos)
+      << all;
+  // Next comes the second head at once, then the GET's head and its body: {"status":"ok"}.
+  EXPECT_EQ(all.find("HTTP/1.1 200", first_end), first_end + 4) << all;
+  const std::size_t second_end = all.find("\r\n\r\n", first_end + 4);
+  EXPECT_EQ(all.find("HTTP/1.1 200", second_end), second_end + 4) << all;
+  EXPECT_NE(all.find("\"status\":\"ok\""), std::string::npos) << all;
+  EXPECT_EQ(all.find("\"data\""), std::string::npos) << "a body after HEAD: " << all;
+}
+
 TEST_F(ServerTest, StreamedAndWholeAnswersAgree) {
   const auto whole = http_request(port(), "POST", "/v1/chat/completions",
                                   chat_body("Where is my order?", 12, false));

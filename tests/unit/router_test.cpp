@@ -34,7 +34,20 @@ TEST(Router, AnswersUnknownPathsAndMethodsWithJsonErrors) {
   const Response not_allowed = router.dispatch(wrong);
   EXPECT_EQ(not_allowed.status, 405);
   ASSERT_FALSE(not_allowed.headers.empty());
-  EXPECT_EQ(not_allowed.headers[0].second, "GET");
+  EXPECT_EQ(not_allowed.headers[0].second, "GET, HEAD");
+}
+
+TEST(Router, HeadGoesToTheGetRoute) {
+  Router router;
+  router.add("GET", "/v1/sessions/{id}/messages",
+             [](Request& r) { return Response::text(200, std::string(r.param("id"))); });
+  router.add("POST", "/v1/answer", [](Request&) { return Response::text(200, "posted"); });
+  auto head = request("HEAD", "/v1/sessions/abc/messages");
+  EXPECT_EQ(router.dispatch(head).body, "abc");  // the connection leaves the body out
+  auto post_only = request("HEAD", "/v1/answer");
+  const Response refused = router.dispatch(post_only);
+  EXPECT_EQ(refused.status, 405);
+  EXPECT_EQ(refused.headers[0].second, "POST");
 }
 
 TEST(Request, DecodesQueryParameters) {
