@@ -28,7 +28,7 @@ http::Router make_router(Services& s) {
       it->second += ", " + method;
     }
   };
-  // Routes for this server's own pages and for operators: no WebSocket from another site.
+  // Routes for this server's own pages and for operators: another site's pages are refused.
   auto own = [&](const std::string& method, const std::string& pattern, http::Router::Handler h) {
     router.add(method, pattern, s.cross_origin.same_site(std::move(h)));
   };

@@ -18,13 +18,6 @@ namespace {
 
 constexpr std::string_view kServerName = "supportd";
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 Connection::Connection(Server::Impl& server, tcp::socket socket)
@@ -173,7 +166,7 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   request.path = percent_decode(std::string_view(request.target).substr(0, question), false);
   if (question != std::string::npos) request.query = request.target.substr(question + 1);
   for (const auto& field : message) {
-    request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+    request.headers.emplace_back(lower_case(field.name_string()), std::string(field.value()));
   }
   request.body = message.body();
   request.remote = remote_;

@@ -16,13 +16,6 @@ constexpr const char* kAllowedHeaders =
 constexpr const char* kExposedHeaders = "Retry-After, X-Supportd-Notice";
 constexpr const char* kPreflightMaxAge = "600";
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 std::string_view trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
     text.remove_prefix(1);
@@ -33,7 +26,7 @@ std::string_view trim(std::string_view text) {
 
 // The authority ("host" or "host:port") without the scheme's default port, lower case.
 std::string authority_without_default_port(std::string_view authority, std::string_view scheme) {
-  std::string out = lower(authority);
+  std::string out = lower_case(authority);
   const std::string default_port = scheme == "https" ? ":443" : ":80";
   if (out.size() > default_port.size() && out.ends_with(default_port))
     out.resize(out.size() - default_port.size());
@@ -47,7 +40,7 @@ std::optional<std::string> normalize_origin(std::string_view text) {
   if (text.ends_with('/')) text.remove_suffix(1);
   const std::size_t separator = text.find("://");
   if (separator == std::string_view::npos) return std::nullopt;
-  const std::string scheme = lower(text.substr(0, separator));
+  const std::string scheme = lower_case(text.substr(0, separator));
   if (scheme != "http" && scheme != "https") return std::nullopt;
   const std::string_view authority = text.substr(separator + 3);
   if (authority.empty()) return std::nullopt;
@@ -82,7 +75,7 @@ bool same_origin(const Request& request) {
   const std::string_view origin = request.header("origin");
   const std::size_t separator = origin.find("://");
   if (separator == std::string_view::npos) return false;
-  const std::string scheme = lower(origin.substr(0, separator));
+  const std::string scheme = lower_case(origin.substr(0, separator));
   const std::string ours = authority_without_default_port(origin.substr(separator + 3), scheme);
   for (const char* name : {"host", "x-forwarded-host"}) {
     std::string_view host = request.header(name);

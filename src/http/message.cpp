@@ -1,5 +1,7 @@
 #include "http/message.h"
 
+#include <cctype>
+
 #include <boost/json.hpp>
 
 #include "http/reply_stream.h"
@@ -72,6 +74,13 @@ std::string error_body(std::string_view message, std::string_view type, std::str
 Response error_response(int status, std::string_view message, std::string_view type,
                         std::string_view code, std::string_view param) {
   return Response::json(status, error_body(message, type, code, param));
+}
+
+std::string lower_case(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
 std::string percent_decode(std::string_view text, bool plus_as_space) {

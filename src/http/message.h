@@ -64,4 +64,7 @@ Response error_response(int status, std::string_view message, std::string_view t
 // Decodes %XX escapes; `plus_as_space` for query strings (form encoding).
 std::string percent_decode(std::string_view text, bool plus_as_space);
 
+// ASCII lower case: header names, URL schemes and hosts (case-insensitive in HTTP).
+std::string lower_case(std::string_view text);
+
 }  // namespace supportd::http
