@@ -147,12 +147,9 @@ Router::Handler CrossOrigin::open(Router::Handler handler) const {
     if (auto refusal = policy.refusal(request, true)) return std::move(*refusal);
     Response response = handler(request);
     const std::string_view origin = request.header("origin");
-    if (!origin.empty()) {
-      response.headers.emplace_back("Access-Control-Allow-Origin",
-                                    policy.any_ ? std::string("*") : std::string(origin));
+    policy.allow_origin(response, origin);
+    if (!origin.empty())
       response.headers.emplace_back("Access-Control-Expose-Headers", kExposedHeaders);
-    }
-    if (!policy.any_) response.headers.emplace_back("Vary", "Origin");
     return response;
   };
 }
@@ -166,16 +163,22 @@ Response CrossOrigin::preflight(const Request& request, const std::string& metho
   }
   if (auto refusal = this->refusal(request, true)) return std::move(*refusal);
   Response response = Response::text(204, "");
-  response.headers.emplace_back("Access-Control-Allow-Origin",
-                                any_ ? std::string("*") : std::string(origin));
+  allow_origin(response, origin);
   response.headers.emplace_back("Access-Control-Allow-Methods", methods);
   response.headers.emplace_back("Access-Control-Allow-Headers", kAllowedHeaders);
   response.headers.emplace_back("Access-Control-Max-Age", kPreflightMaxAge);
   // A public site's page calling a server on a private network (Chrome's Private Network Access).
   if (request.header("access-control-request-private-network") == "true")
     response.headers.emplace_back("Access-Control-Allow-Private-Network", "true");
-  if (!any_) response.headers.emplace_back("Vary", "Origin");
   return response;
+}
+
+void CrossOrigin::allow_origin(Response& response, std::string_view origin) const {
+  if (!origin.empty()) {
+    response.headers.emplace_back("Access-Control-Allow-Origin",
+                                  any_ ? std::string("*") : std::string(origin));
+  }
+  if (!any_) response.headers.emplace_back("Vary", "Origin");  // the answer depends on it
 }
 
 Router::Handler CrossOrigin::same_site(Router::Handler handler) const {

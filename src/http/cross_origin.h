@@ -43,6 +43,9 @@ class CrossOrigin {
  private:
   // Null when the request may go on; otherwise the 403 to answer.
   std::optional<Response> refusal(const Request& request, bool open_route) const;
+  // Access-Control-Allow-Origin for a page of `origin` (none without one), and Vary: Origin
+  // when the answer depends on it (a list, not "*").
+  void allow_origin(Response& response, std::string_view origin) const;
 
   bool any_ = true;
   std::vector<std::string> origins_;  // normalized: lower-case scheme and host, no default port
