@@ -89,6 +89,11 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
   auto& preemptions =
       registry.counter("supportd_preemptions_total", "Running sequences paused for a higher class.")
           .get();
+  auto& saved = registry
+                    .counter("supportd_preemption_saved_bytes_total",
+                             "Bytes of KV cache copied to memory to pause sequences "
+                             "(--preemption save).")
+                    .get();
   auto& threads =
       registry.gauge("supportd_engine_threads", "Compute threads used by the last step.").get();
   auto& rss =
@@ -97,8 +102,8 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
       registry.counter("process_cpu_seconds_total", "User and system CPU time in seconds.").get();
   auto& fds = registry.gauge("process_open_fds", "Open file descriptors.").get();
   registry.on_collect([this, &waiting, &running, &cells_used, &cells_total, &hit_ratio, &reused,
-                       &per_step, &steps, &busy, &generated, &preemptions, &threads, &rss, &cpu,
-                       &fds] {
+                       &per_step, &steps, &busy, &generated, &preemptions, &saved, &threads, &rss,
+                       &cpu, &fds] {
     const engine::EngineStats s = engine_.stats();
     for (int p = 0; p < engine::kPriorityCount; ++p) {
       waiting.with({sched::priority_name(static_cast<sched::Priority>(p))})
@@ -116,6 +121,7 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
     busy.increment(s.busy_seconds - busy.value());
     generated.increment(static_cast<double>(s.tokens_generated) - generated.value());
     preemptions.increment(static_cast<double>(s.preemptions) - preemptions.value());
+    saved.increment(static_cast<double>(s.preemption_saved_bytes) - saved.value());
     per_step.set(s.steps > 0 ? static_cast<double>(s.step_tokens) / static_cast<double>(s.steps)
                              : 0);
     threads.set(s.threads);
@@ -188,6 +194,7 @@ std::string ServingMetrics::stats_json() const {
                       {"split_steps", s.split_steps},
                       {"tokens_generated", s.tokens_generated},
                       {"preemptions", s.preemptions},
+                      {"preemption_saved_bytes", s.preemption_saved_bytes},
                       {"last_step_ms", s.last_step_ms},
                       {"busy_seconds", s.busy_seconds},
                       {"threads", s.threads}};

@@ -147,6 +147,12 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
   bind("engine", "flash-attn", cfg.flash_attn,
        "Attention kernel: auto (llama.cpp's choice: flash where supported), on (flash) or off "
        "(plain; on CPU faster with --kv-layout per-sequence, slower with unified)");
+  bind("engine", "kv-key-type", cfg.kv_key_type,
+       "Number format of the KV cache's keys: f16, or q8_0 (half the memory; with plain "
+       "attention the faster on CPU)");
+  bind("engine", "kv-value-type", cfg.kv_value_type,
+       "Number format of the KV cache's values: f16, or q8_0 (half the memory; needs flash "
+       "attention)");
   bind("engine", "parallel", e.parallel, "Sequences decoded together (continuous batching)");
   bind("engine", "step-tokens", e.step_tokens,
        "Tokens per engine step: decode tokens plus prefill chunks (chunked prefill)");
@@ -274,25 +280,39 @@ Status ServeFlags::finish() {
   scheduling.aging = std::chrono::milliseconds(config_.aging_ms);
   using Options = engine::llama::EngineOptions;
   // Each writes only its own setting; the first refusal, in this order, is the answer.
-  for (const Status& chosen : {choose(config_.batching, "--batching",
-                                      {{"continuous", sched::BatchingMode::kContinuous},
-                                       {"dynamic", sched::BatchingMode::kDynamic}},
-                                      scheduling.batching),
-                               choose(config_.kv_layout, "--kv-layout",
-                                      {{"unified", Options::KvLayout::kUnified},
-                                       {"per-sequence", Options::KvLayout::kPerSequence}},
-                                      e.kv_layout),
-                               choose(config_.flash_attn, "--flash-attn",
-                                      {{"auto", Options::FlashAttention::kAuto},
-                                       {"on", Options::FlashAttention::kOn},
-                                       {"off", Options::FlashAttention::kOff}},
-                                      e.flash_attention),
-                               choose(config_.preemption, "--preemption",
-                                      {{"save", Options::Preemption::kSave},
-                                       {"recompute", Options::Preemption::kRecompute},
-                                       {"off", Options::Preemption::kOff}},
-                                      e.preemption)}) {
+  for (const Status& chosen :
+       {choose(config_.batching, "--batching",
+               {{"continuous", sched::BatchingMode::kContinuous},
+                {"dynamic", sched::BatchingMode::kDynamic}},
+               scheduling.batching),
+        choose(config_.kv_layout, "--kv-layout",
+               {{"unified", Options::KvLayout::kUnified},
+                {"per-sequence", Options::KvLayout::kPerSequence}},
+               e.kv_layout),
+        choose(config_.flash_attn, "--flash-attn",
+               {{"auto", Options::FlashAttention::kAuto},
+                {"on", Options::FlashAttention::kOn},
+                {"off", Options::FlashAttention::kOff}},
+               e.flash_attention),
+        choose(config_.kv_key_type, "--kv-key-type",
+               {{"f16", Options::CacheType::kF16}, {"q8_0", Options::CacheType::kQ8_0}},
+               e.key_type),
+        choose(config_.kv_value_type, "--kv-value-type",
+               {{"f16", Options::CacheType::kF16}, {"q8_0", Options::CacheType::kQ8_0}},
+               e.value_type),
+        choose(config_.preemption, "--preemption",
+               {{"save", Options::Preemption::kSave},
+                {"recompute", Options::Preemption::kRecompute},
+                {"off", Options::Preemption::kOff}},
+               e.preemption)}) {
     if (!chosen.ok()) return chosen;
+  }
+  // llama.cpp's plain attention multiplies by the values as they are stored; only its flash
+  // attention reads quantized ones.
+  if (e.value_type != Options::CacheType::kF16 &&
+      e.flash_attention == Options::FlashAttention::kOff) {
+    return Error::invalid("--kv-value-type " + config_.kv_value_type +
+                          " needs flash attention (--flash-attn on or auto)");
   }
   scheduling.batch_max = std::max(1, config_.batch_max);
   scheduling.batch_window = std::chrono::milliseconds(config_.batch_window_ms);

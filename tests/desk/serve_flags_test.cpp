@@ -186,6 +186,17 @@ TEST(DeskServeFlags, AnUnknownAttentionKernelIsRefused) {
   EXPECT_NE(why.find("--flash-attn must be auto, on or off"), std::string::npos) << why;
 }
 
+TEST(DeskServeFlags, AnUnknownKvNumberFormatIsRefused) {
+  const std::string why = refusal(with(common_flags(), "--kv-key-type", "q4_0"));
+  EXPECT_NE(why.find("--kv-key-type must be f16 or q8_0"), std::string::npos) << why;
+}
+
+TEST(DeskServeFlags, QuantizedValuesWithPlainAttentionAreRefused) {
+  const std::string why =
+      refusal(with(with(common_flags(), "--kv-value-type", "q8_0"), "--flash-attn", "off"));
+  EXPECT_NE(why.find("--kv-value-type q8_0 needs flash attention"), std::string::npos) << why;
+}
+
 TEST(DeskServeFlags, ACorsOriginThatIsNoOriginIsRefusedByName) {
   const std::string why =
       refusal(with(common_flags(), "--cors-origins", "https://shop.example.com,shop.example.org"));

@@ -33,7 +33,7 @@ std::unique_ptr<LlamaEngine> make_engine(
   options.admission.queue_limit = queue_limit;
   if (configure) configure(options);
   auto engine = LlamaEngine::create(options);
-  EXPECT_TRUE(engine.ok());
+  EXPECT_TRUE(engine.ok()) << (engine.ok() ? "" : engine.error().message);
   return std::move(engine).value();
 }
 
@@ -116,6 +116,35 @@ TEST(EngineScheduling, HigherClassesStartFirst) {
   EXPECT_EQ(order.names, expected);
 }
 
+// A low request running alone is paused for a high one and resumed: its output must be what
+// it was without the pause, token for token.
+// Returns the bytes of KV the pauses saved.
+std::int64_t expect_preemption_loses_and_repeats_no_token(
+    EngineOptions::Preemption mode, EngineOptions::KvLayout layout,
+    const std::function<void(EngineOptions&)>& configure = {}) {
+  auto engine = make_engine(1, mode, {0, 0, 0}, layout, configure);
+  const std::string alone = [&] {
+    auto sink = std::make_shared<CollectSink>();
+    EXPECT_TRUE(engine->submit(greedy("a low priority question", 300, Priority::kLow), sink).ok());
+    EXPECT_TRUE(sink->wait());
+    return sink->text();
+  }();
+  auto low = std::make_shared<CollectSink>();
+  EXPECT_TRUE(engine->submit(greedy("a low priority question", 300, Priority::kLow), low).ok());
+  EXPECT_TRUE(low->wait_pieces(20));
+  auto high = std::make_shared<CollectSink>();
+  EXPECT_TRUE(engine->submit(greedy("urgent", 16, Priority::kHigh), high).ok());
+  EXPECT_TRUE(high->wait());
+  EXPECT_TRUE(low->wait());
+  EXPECT_EQ(high->completion().reason, FinishReason::kLength);
+  EXPECT_EQ(low->completion().usage.completion_tokens, 300);
+  EXPECT_EQ(low->text(), alone) << "preemption changed the low request's output";
+  const EngineStats stats = engine->stats();
+  EXPECT_GE(stats.preemptions, 1);
+  EXPECT_EQ(engine->sequences_holding_cells(), 0);
+  return stats.preemption_saved_bytes;
+}
+
 TEST(EngineScheduling, PreemptionLosesAndRepeatsNoToken) {
   for (auto [mode, layout] :
        {std::pair{EngineOptions::Preemption::kSave, EngineOptions::KvLayout::kUnified},
@@ -124,26 +153,35 @@ TEST(EngineScheduling, PreemptionLosesAndRepeatsNoToken) {
         std::pair{EngineOptions::Preemption::kRecompute, EngineOptions::KvLayout::kPerSequence}}) {
     SCOPED_TRACE(::testing::Message() << "preemption " << static_cast<int>(mode) << ", layout "
                                       << static_cast<int>(layout));
-    auto engine = make_engine(1, mode, {0, 0, 0}, layout);
-    const std::string alone = [&] {
-      auto sink = std::make_shared<CollectSink>();
-      EXPECT_TRUE(
-          engine->submit(greedy("a low priority question", 300, Priority::kLow), sink).ok());
-      EXPECT_TRUE(sink->wait());
-      return sink->text();
-    }();
-    auto low = std::make_shared<CollectSink>();
-    ASSERT_TRUE(engine->submit(greedy("a low priority question", 300, Priority::kLow), low).ok());
-    ASSERT_TRUE(low->wait_pieces(20));
-    auto high = std::make_shared<CollectSink>();
-    ASSERT_TRUE(engine->submit(greedy("urgent", 16, Priority::kHigh), high).ok());
-    ASSERT_TRUE(high->wait());
-    ASSERT_TRUE(low->wait());
-    EXPECT_EQ(high->completion().reason, FinishReason::kLength);
-    EXPECT_EQ(low->completion().usage.completion_tokens, 300);
-    EXPECT_EQ(low->text(), alone) << "preemption changed the low request's output";
-    EXPECT_GE(engine->stats().preemptions, 1);
-    EXPECT_EQ(engine->sequences_holding_cells(), 0);
+    const std::int64_t saved = expect_preemption_loses_and_repeats_no_token(mode, layout);
+    if (mode == EngineOptions::Preemption::kSave) {
+      EXPECT_GT(saved, 0);
+    } else {
+      EXPECT_EQ(saved, 0);
+    }
+  }
+}
+
+TEST(EngineScheduling, ASavedQuantizedCacheComesBackAsItWasAndTakesHalfTheMemory) {
+  // Keys and values in q8_0 (34 bytes a block of 32 numbers, against 64 in f16): the saved
+  // state holds the quantized blocks and restores them.
+  for (auto layout : {EngineOptions::KvLayout::kUnified, EngineOptions::KvLayout::kPerSequence}) {
+    SCOPED_TRACE(::testing::Message() << "layout " << static_cast<int>(layout));
+    const auto cache = [](EngineOptions::CacheType type) {
+      return [type](EngineOptions& options) {
+        options.model_path = testing::synthesized_model("tiny-wide-heads");
+        options.key_type = options.value_type = type;
+        options.flash_attention = EngineOptions::FlashAttention::kOn;
+      };
+    };
+    const std::int64_t full = expect_preemption_loses_and_repeats_no_token(
+        EngineOptions::Preemption::kSave, layout, cache(EngineOptions::CacheType::kF16));
+    const std::int64_t quantized = expect_preemption_loses_and_repeats_no_token(
+        EngineOptions::Preemption::kSave, layout, cache(EngineOptions::CacheType::kQ8_0));
+    ASSERT_GT(full, 0);
+    const double ratio = static_cast<double>(quantized) / static_cast<double>(full);
+    EXPECT_GT(ratio, 0.5) << quantized << " bytes against " << full;
+    EXPECT_LT(ratio, 0.65) << quantized << " bytes against " << full;
   }
 }
 

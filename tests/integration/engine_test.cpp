@@ -123,6 +123,24 @@ TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATimeWithPlainAttention) {
       }));
 }
 
+TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATimeWithQuantizedKeys) {
+  // q8_0 keys, read by the plain attention kernel.
+  expect_batched_output_equals_one_at_a_time(*make_engine(
+      8, 0, testing::synthesized_model("tiny-wide-heads"), GetParam(), [](EngineOptions& options) {
+        options.flash_attention = EngineOptions::FlashAttention::kOff;
+        options.key_type = EngineOptions::CacheType::kQ8_0;
+      }));
+}
+
+TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATimeWithAQuantizedCache) {
+  // q8_0 keys and values, read by flash attention.
+  expect_batched_output_equals_one_at_a_time(*make_engine(
+      8, 0, testing::synthesized_model("tiny-wide-heads"), GetParam(), [](EngineOptions& options) {
+        options.flash_attention = EngineOptions::FlashAttention::kOn;
+        options.key_type = options.value_type = EngineOptions::CacheType::kQ8_0;
+      }));
+}
+
 TEST_P(EngineLayouts, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
   // Eight short requests are decoding when two long prompts arrive: their tokens and the prompts'
   // chunks fill 64-token steps. With one buffer the engine decodes such a step in two calls
@@ -213,11 +231,10 @@ TEST(Engine, CancellingAQueuedRequestEndsItAtOnce) {
   ASSERT_TRUE(first->wait());
 }
 
-TEST_P(EngineLayouts, PrefixReuseGivesTheSameTokens) {
+void expect_prefix_reuse_gives_the_same_tokens(std::unique_ptr<LlamaEngine> engine) {
   const std::string shared =
       "You are the help desk of an online shoe store. Answer briefly and politely, and cite the "
       "article you used. Articles: returns within 30 days; free delivery over 50 euros. ";
-  auto engine = make_engine(4, 8, testing::synthesized_model(), GetParam());
   const std::string cold = run(*engine, greedy(shared + "Question: can I return boots?", 16));
   engine->clear_prefix_cache();
   run(*engine, greedy(shared + "Question: do you ship to Spain?", 16));  // caches the prefix
@@ -227,6 +244,20 @@ TEST_P(EngineLayouts, PrefixReuseGivesTheSameTokens) {
   EXPECT_GT(warm_completion.usage.cached_tokens, 20);
   EXPECT_EQ(warm, cold);
   EXPECT_GT(engine->stats().prefix_hits, 0);
+}
+
+TEST_P(EngineLayouts, PrefixReuseGivesTheSameTokens) {
+  expect_prefix_reuse_gives_the_same_tokens(
+      make_engine(4, 8, testing::synthesized_model(), GetParam()));
+}
+
+TEST_P(EngineLayouts, PrefixReuseGivesTheSameTokensFromAQuantizedCache) {
+  // A cached prefix's q8_0 cells are shared (unified) or copied (per sequence) as they are.
+  expect_prefix_reuse_gives_the_same_tokens(make_engine(
+      4, 8, testing::synthesized_model("tiny-wide-heads"), GetParam(), [](EngineOptions& options) {
+        options.flash_attention = EngineOptions::FlashAttention::kOn;
+        options.key_type = options.value_type = EngineOptions::CacheType::kQ8_0;
+      }));
 }
 
 TEST_P(EngineLayouts, ABurstSharingOnePrefixComputesItOnce) {
@@ -342,6 +373,20 @@ TEST(Engine, TwoPromptsComputingOneShortPrefixTogetherKeepItOnce) {
   EXPECT_GE(after.prefix_copies_merged - before.prefix_copies_merged, 1);
   EXPECT_EQ(after.prefill_joins, before.prefill_joins);  // neither waited for the other
   EXPECT_EQ(engine->sequences_holding_cells(), 0);
+}
+
+TEST(Engine, RefusesAQuantizedCacheWhoseBlocksWouldStraddleHeads) {
+  // tiny's heads have 16 numbers; a q8_0 block holds 32.
+  EngineOptions options;
+  options.model_path = testing::synthesized_model();
+  options.flash_attention = EngineOptions::FlashAttention::kOff;
+  options.key_type = EngineOptions::CacheType::kQ8_0;
+  options.warmup = false;
+  auto engine = LlamaEngine::create(options);
+  ASSERT_FALSE(engine.ok());
+  EXPECT_NE(engine.error().message.find("cannot hold this model's keys in q8_0: a head has 16"),
+            std::string::npos)
+      << engine.error().message;
 }
 
 TEST(Engine, SeededSamplingIsDeterministic) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 
@@ -65,6 +66,24 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
       params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
       break;
   }
+  const auto storage = [](EngineOptions::CacheType type) {
+    return type == EngineOptions::CacheType::kQ8_0 ? GGML_TYPE_Q8_0 : GGML_TYPE_F16;
+  };
+  params.type_k = storage(options.key_type);
+  params.type_v = storage(options.value_type);
+  // A quantized row is cut into heads, so a block must not straddle two. llama.cpp checks this
+  // only for flash attention; its plain kernel cannot view such a row head by head either.
+  for (const auto& [type, head, what] :
+       {std::tuple{params.type_k, (*model)->key_head_size(), "keys"},
+        std::tuple{params.type_v, (*model)->value_head_size(), "values"}}) {
+    const auto block = static_cast<int>(ggml_blck_size(type));
+    if (head % block != 0) {
+      return Error::invalid(
+          fmt::format("the KV cache cannot hold this model's {} in {}: a head has "
+                      "{} numbers, not a multiple of its block of {}",
+                      what, ggml_type_name(type), head, block));
+    }
+  }
   llama_context* context = llama_init_from_model((*model)->raw(), params);
   if (context == nullptr) {
     return Error::make(ErrorCode::kInternal,
@@ -90,13 +109,14 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   engine->loop_ = std::make_unique<Loop>(*engine, context, threadpool, pool_threads);
   spdlog::info(
       "engine: {} ({}); {} threads, {} parallel sequences, {} tokens per step; KV: {} cells, {}; "
-      "flash attention {}",
+      "keys {}, values {}; flash attention {}",
       engine->model_card_.id, engine->model_card_.description,
       options.threads > 0 ? std::to_string(options.threads) : "auto 1-" + std::to_string(cores),
       options.parallel, options.step_tokens, llama_n_ctx(context),
       unified ? "one buffer for all"
               : fmt::format("a buffer of {} for each sequence and each of {} cached prefixes",
                             request_cells, options.prefix_cache_entries),
+      ggml_type_name(params.type_k), ggml_type_name(params.type_v),
       llama_flash_attn_type_name(params.flash_attn_type));
 
   LlamaEngine* self = engine.get();

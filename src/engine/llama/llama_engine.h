@@ -46,6 +46,9 @@ struct EngineOptions {
   // Which is faster depends on the layout: flash skips masked cells of a unified buffer; plain
   // decodes faster per sequence on CPU (docs/performance.md).
   enum class FlashAttention { kAuto, kOn, kOff } flash_attention = FlashAttention::kAuto;
+  // How the KV cache stores keys and values: f16, or q8_0 (half the memory; llama.cpp's plain
+  // attention reads q8_0 keys faster on CPU, and only its flash attention reads q8_0 values).
+  enum class CacheType { kF16, kQ8_0 } key_type = CacheType::kF16, value_type = CacheType::kF16;
   bool warmup = true;  // decode a representative batch before ready()
   // When a request that outranks a running one finds no room: pause the running one by
   // saving its KV to memory (kSave), by dropping it and recomputing later (kRecompute), or not

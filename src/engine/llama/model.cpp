@@ -1,6 +1,7 @@
 #include "engine/llama/model.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -98,6 +99,15 @@ Result<std::unique_ptr<Model>> Model::load(const std::string& path, const std::s
   model->vocab_ = llama_model_get_vocab(raw);
   model->vocab_size_ = llama_vocab_n_tokens(model->vocab_);
   model->n_ctx_train_ = llama_model_n_ctx_train(raw);
+  // GGUF states a head's size where it is not the width divided by the heads.
+  const std::string architecture = meta(raw, "general.architecture");
+  const auto head_size = [&](const char* length_key) {
+    const std::string stated = meta(raw, (architecture + ".attention." + length_key).c_str());
+    const int heads = std::max(1, llama_model_n_head(raw));
+    return stated.empty() ? llama_model_n_embd(raw) / heads : std::atoi(stated.c_str());
+  };
+  model->key_head_size_ = head_size("key_length");
+  model->value_head_size_ = head_size("value_length");
   for (Token t = 0; t < model->vocab_size_; ++t) {
     if (llama_vocab_is_eog(model->vocab_, t)) model->eog_tokens_.push_back(t);
   }

@@ -52,6 +52,9 @@ class Model {
   const std::vector<Token>& end_of_generation_tokens() const { return eog_tokens_; }
   int vocab_size() const { return vocab_size_; }
   int context_length() const { return n_ctx_train_; }
+  // Numbers per attention head in a key and in a value (what one KV cache row holds per head).
+  int key_head_size() const { return key_head_size_; }
+  int value_head_size() const { return value_head_size_; }
   std::string chat_template_name() const { return template_name_; }
 
  private:
@@ -66,6 +69,8 @@ class Model {
   bool template_supported_ = false;
   int vocab_size_ = 0;
   int n_ctx_train_ = 0;
+  int key_head_size_ = 0;
+  int value_head_size_ = 0;
 };
 
 // Routes llama.cpp's log to spdlog once per process, and remembers the last error line so
