@@ -7,19 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
 #include "core/utf8.h"
 
 namespace supportd::filter {
 namespace {
 
 constexpr std::string_view kBlanks = " \t\r";
-
-std::string_view trim(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(kBlanks);
-  if (first == std::string_view::npos) return {};
-  const std::size_t last = text.find_last_not_of(kBlanks);
-  return text.substr(first, last - first + 1);
-}
 
 // Splits off the next blank-separated token of `rest`.
 std::string_view next_token(std::string_view& rest) {

@@ -1,4 +1,5 @@
 #include "http/cross_origin.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,14 +16,6 @@ constexpr const char* kAllowedHeaders =
 // Response headers their scripts may read beyond the safelisted ones.
 constexpr const char* kExposedHeaders = "Retry-After, X-Supportd-Notice";
 constexpr const char* kPreflightMaxAge = "600";
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  return text;
-}
 
 // The authority ("host" or "host:port") without the scheme's default port, lower case.
 std::string authority_without_default_port(std::string_view authority, std::string_view scheme) {

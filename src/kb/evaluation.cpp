@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/progress.h"
+#include "core/text.h"
 #include "kb/csv.h"
 #include "kb/retriever.h"
 #include "kb/sources.h"
@@ -62,8 +63,8 @@ Result<std::vector<EvalQuestion>> read_eval_questions(const std::string& path,
   }
   std::vector<EvalQuestion> questions;
   for (const CsvRow& row : table->rows) {
-    EvalQuestion question{trim(row.fields[static_cast<std::size_t>(text)]),
-                          trim(row.fields[static_cast<std::size_t>(label)]),
+    EvalQuestion question{std::string(trim(row.fields[static_cast<std::size_t>(text)])),
+                          std::string(trim(row.fields[static_cast<std::size_t>(label)])),
                           {path, row.line}};
     if (question.text.empty() || question.label.empty()) {
       return Error::invalid(question.source.to_string() + ": the question or its label is empty");

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 
+#include "core/text.h"
 #include "kb/csv.h"
 #include "kb/json_reader.h"
 #include "kb/sources.h"
@@ -75,7 +76,7 @@ Result<std::string> current_generation(const std::string& dir) {
     return Error::make(ErrorCode::kNotFound,
                        dir + ": not a knowledge base (no CURRENT file; run supportd kb import)");
   }
-  std::string name = trim(*text);
+  std::string name(trim(*text));
   static const std::regex pattern("gen-[0-9]{6}");
   if (!std::regex_match(name, pattern)) {
     return Error::make(ErrorCode::kCorrupt,

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "core/text.h"
 #include "core/utf8.h"
 #include "kb/corpus.h"
 #include "kb/fusion.h"

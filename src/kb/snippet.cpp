@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "core/text.h"
 #include "kb/sources.h"
 
 namespace supportd::kb {
@@ -9,7 +10,7 @@ namespace {
 
 // A line without its Markdown block markers ("# ", "- ", "> ", "1. ") and inline emphasis.
 std::string plain_line(std::string_view line) {
-  std::string text = trim(line);
+  std::string text(trim(line));
   std::string_view view = text;
   while (!view.empty() &&
          (view[0] == '#' || view[0] == '>' || view[0] == '-' || view[0] == '*' || view[0] == '+')) {
@@ -21,7 +22,7 @@ std::string plain_line(std::string_view line) {
   for (char c : view) {
     if (c != '*' && c != '`' && c != '_') out += c;
   }
-  return trim(out);
+  return std::string(trim(out));
 }
 
 // Splits plain text into sentences ending in ". ", "? ", "! " or the CJK full stop.
@@ -33,11 +34,11 @@ void add_sentences(const std::string& text, std::vector<std::string>& out) {
     const bool cjk_end = text.compare(i, 3, "\xE3\x80\x82") == 0;  // 。
     if (latin_end || cjk_end) {
       const std::size_t stop = i + (cjk_end ? 3 : 1);
-      out.push_back(trim(std::string_view(text).substr(from, stop - from)));
+      out.emplace_back(trim(std::string_view(text).substr(from, stop - from)));
       from = stop;
     }
   }
-  if (from < text.size()) out.push_back(trim(std::string_view(text).substr(from)));
+  if (from < text.size()) out.emplace_back(trim(std::string_view(text).substr(from)));
 }
 
 // The sentences of an answer as plain text: lines of a paragraph are joined first; a blank
@@ -54,7 +55,7 @@ std::vector<std::string> passages(std::string_view answer) {
   while (start <= answer.size()) {
     std::size_t end = answer.find('\n', start);
     if (end == std::string_view::npos) end = answer.size();
-    const std::string raw = trim(answer.substr(start, end - start));
+    const std::string raw(trim(answer.substr(start, end - start)));
     start = end + 1;
     if (raw.starts_with("```") || raw.starts_with("~~~")) {
       flush();
@@ -94,7 +95,7 @@ std::string shorten(std::string_view text, std::size_t bytes) {
   // Prefer a space in the last fifth, so words stay whole.
   const std::size_t space = text.rfind(' ', cut);
   if (space != std::string_view::npos && space > bytes * 4 / 5) cut = space;
-  return trim(text.substr(0, cut)) + "\xE2\x80\xA6";
+  return std::string(trim(text.substr(0, cut))) + "\xE2\x80\xA6";
 }
 
 std::string make_snippet(const Entry& entry, const Document* best_document,

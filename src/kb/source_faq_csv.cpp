@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/text.h"
 #include "kb/sources.h"
 
 namespace supportd::kb {
@@ -35,7 +36,8 @@ Result<ParsedSource> parse_faq_csv(const CsvTable& table) {
   }
   const auto cell = [&](const CsvRow& row, const char* name) {
     const int column = table.column(name);
-    return column < 0 ? std::string() : trim(row.fields[static_cast<std::size_t>(column)]);
+    return column < 0 ? std::string()
+                      : std::string(trim(row.fields[static_cast<std::size_t>(column)]));
   };
 
   ParsedSource parsed;

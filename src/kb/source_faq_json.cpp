@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/text.h"
 #include "core/utf8.h"
 #include "kb/sources.h"
 
@@ -75,7 +76,7 @@ Result<std::string> string_field(const json::object& object, std::string_view ke
   if (value == nullptr || value->is_null()) return std::string();
   if (!value->is_string())
     return Error::invalid(where + ": '" + std::string(key) + "' must be a string");
-  return trim(std::string_view(value->as_string()));
+  return std::string(trim(std::string_view(value->as_string())));
 }
 
 Result<std::vector<std::string>> string_list(const json::object& object, std::string_view key,
@@ -84,7 +85,7 @@ Result<std::vector<std::string>> string_list(const json::object& object, std::st
   const json::value* value = object.if_contains(key);
   if (value == nullptr || value->is_null()) return items;
   if (value->is_string())
-    return std::vector<std::string>{trim(std::string_view(value->as_string()))};
+    return std::vector<std::string>{std::string(trim(std::string_view(value->as_string())))};
   if (!value->is_array()) {
     return Error::invalid(where + ": '" + std::string(key) + "' must be a list of strings");
   }
@@ -92,7 +93,7 @@ Result<std::vector<std::string>> string_list(const json::object& object, std::st
     if (!item.is_string()) {
       return Error::invalid(where + ": '" + std::string(key) + "' must be a list of strings");
     }
-    items.push_back(trim(std::string_view(item.as_string())));
+    items.emplace_back(trim(std::string_view(item.as_string())));
   }
   return items;
 }

@@ -1,6 +1,7 @@
 // Labelled questions: every label becomes an intent whose examples are its questions.
 #include <map>
 
+#include "core/text.h"
 #include "kb/sources.h"
 
 namespace supportd::kb {
@@ -30,8 +31,8 @@ Result<ParsedSource> parse_labelled_csv(const CsvTable& table, const std::string
   int first_conflict_line = 0;
   for (const CsvRow& row : table.rows) {
     ++parsed.records;
-    const std::string text = trim(row.fields[static_cast<std::size_t>(text_index)]);
-    const std::string label = trim(row.fields[static_cast<std::size_t>(label_index)]);
+    const std::string text(trim(row.fields[static_cast<std::size_t>(text_index)]));
+    const std::string label(trim(row.fields[static_cast<std::size_t>(label_index)]));
     const std::string where = table.file + ":" + std::to_string(row.line);
     if (text.empty()) return Error::invalid(where + ": the question text is empty");
     if (label.empty()) return Error::invalid(where + ": the label is empty");

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/text.h"
 #include "core/utf8.h"
 #include "kb/sources.h"
 
@@ -48,7 +49,7 @@ std::pair<int, std::string> atx_heading(std::string_view line) {
   if (level == 0 || level > 6) return {0, {}};
   line.remove_prefix(static_cast<std::size_t>(level));
   if (!line.empty() && line[0] != ' ' && line[0] != '\t') return {0, {}};
-  std::string title = trim(line);
+  std::string title(trim(line));
   // An optional closing sequence of '#' preceded by a space.
   std::size_t end = title.size();
   while (end > 0 && title[end - 1] == '#')
@@ -56,7 +57,7 @@ std::pair<int, std::string> atx_heading(std::string_view line) {
   if (end == 0) {
     title.clear();
   } else if (end < title.size() && (title[end - 1] == ' ' || title[end - 1] == '\t')) {
-    title = trim(std::string_view(title).substr(0, end));
+    title = std::string(trim(std::string_view(title).substr(0, end)));
   }
   return {level, title};
 }
@@ -64,7 +65,7 @@ std::pair<int, std::string> atx_heading(std::string_view line) {
 // A setext underline ("====" level 1, "----" level 2), or 0.
 int setext_level(std::string_view line) {
   if (leading_spaces(line) > 3) return 0;
-  const std::string text = trim(line);
+  const std::string text(trim(line));
   if (text.size() < 2 || (text[0] != '=' && text[0] != '-')) return 0;
   for (char c : text) {
     if (c != text[0]) return 0;
@@ -138,7 +139,7 @@ Result<ParsedSource> parse_markdown(std::string_view text, const std::string& fi
     }
     // A setext underline turns the single-line paragraph above it into a heading.
     if (const int level = setext_level(line); level > 0 && paragraph_lines == 1) {
-      std::string title = trim(current.body.back());
+      std::string title(trim(current.body.back()));
       current.body.pop_back();
       sections.push_back({level, title, line_number - 1, {}});
       paragraph_lines = 0;

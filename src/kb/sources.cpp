@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/text.h"
 #include "kb/language.h"
 #include "kb/text_analyzer.h"
 
@@ -170,20 +171,11 @@ std::vector<std::string> split_tags(std::string_view text) {
   while (start <= text.size()) {
     std::size_t end = text.find_first_of(";,", start);
     if (end == std::string_view::npos) end = text.size();
-    std::string tag = trim(text.substr(start, end - start));
+    std::string tag(trim(text.substr(start, end - start)));
     if (!tag.empty()) tags.push_back(std::move(tag));
     start = end + 1;
   }
   return tags;
-}
-
-std::string trim(std::string_view text) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!text.empty() && space(text.front()))
-    text.remove_prefix(1);
-  while (!text.empty() && space(text.back()))
-    text.remove_suffix(1);
-  return std::string(text);
 }
 
 }  // namespace supportd::kb

@@ -64,7 +64,4 @@ std::string unique_id(const std::string& base, std::set<std::string>& used);
 // Tags from "a; b, c" (split on ';' and ',', trimmed, empty pieces dropped).
 std::vector<std::string> split_tags(std::string_view text);
 
-// `text` without leading and trailing ASCII whitespace.
-std::string trim(std::string_view text);
-
 }  // namespace supportd::kb
