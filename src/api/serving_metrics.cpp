@@ -195,6 +195,7 @@ std::string ServingMetrics::stats_json() const {
                       {"tokens_generated", s.tokens_generated},
                       {"preemptions", s.preemptions},
                       {"preemption_saved_bytes", s.preemption_saved_bytes},
+                      {"preemption_saved_tokens", s.preemption_saved_tokens},
                       {"last_step_ms", s.last_step_ms},
                       {"busy_seconds", s.busy_seconds},
                       {"threads", s.threads}};

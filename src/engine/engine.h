@@ -38,8 +38,9 @@ struct EngineStats {
   std::int64_t mixed_steps = 0;    // steps that held decode tokens and prompt chunks together
   std::int64_t split_steps = 0;    // of those, steps that decoded the chunks in a call of their own
   std::int64_t tokens_generated = 0;
-  std::int64_t preemptions = 0;             // running sequences paused for higher-priority ones
-  std::int64_t preemption_saved_bytes = 0;  // KV copied to memory by those pauses (kSave)
+  std::int64_t preemptions = 0;              // running sequences paused for higher-priority ones
+  std::int64_t preemption_saved_bytes = 0;   // KV copied to memory by those pauses (kSave)
+  std::int64_t preemption_saved_tokens = 0;  // the tokens whose KV those bytes hold
   double last_step_ms = 0;
   double busy_seconds = 0;  // spent computing (in llama_decode): its rate is the utilization
   int threads = 0;          // compute threads the last step used
