@@ -1,11 +1,12 @@
 #include "http/cross_origin.h"
-#include "core/text.h"
 
 #include <algorithm>
 #include <cctype>
 #include <optional>
 
 #include <fmt/format.h>
+
+#include "core/text.h"
 
 namespace supportd::http {
 namespace {
