@@ -244,9 +244,10 @@ void LlamaEngine::Loop::preempt(Sequence& s) {
     s.saved_state.resize(size);
     const std::size_t written =
         llama_state_seq_get_data(context_, s.saved_state.data(), size, s.seq_id);
-    if (written == 0) s.saved_state.clear();
-    if (!s.saved_state.empty()) {
-      counters_.preemption_saved_bytes += static_cast<std::int64_t>(s.saved_state.size());
+    if (written == 0) {
+      s.saved_state.clear();
+    } else {
+      counters_.preemption_saved_bytes += static_cast<std::int64_t>(written);
       counters_.preemption_saved_tokens += s.n_past;
     }
     s.saved_n_past = s.n_past;
