@@ -123,6 +123,12 @@ TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATimeWithPlainAttention) {
       }));
 }
 
+// Keys and values in q8_0, which only flash attention reads.
+void use_a_q8_0_cache(EngineOptions& options) {
+  options.flash_attention = EngineOptions::FlashAttention::kOn;
+  options.key_type = options.value_type = EngineOptions::CacheType::kQ8_0;
+}
+
 TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATimeWithQuantizedKeys) {
   // q8_0 keys, read by the plain attention kernel.
   expect_batched_output_equals_one_at_a_time(*make_engine(
@@ -135,10 +141,7 @@ TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATimeWithQuantizedKeys) {
 TEST_P(EngineLayouts, BatchedGreedyOutputEqualsOneAtATimeWithAQuantizedCache) {
   // q8_0 keys and values, read by flash attention.
   expect_batched_output_equals_one_at_a_time(*make_engine(
-      8, 0, testing::synthesized_model("tiny-wide-heads"), GetParam(), [](EngineOptions& options) {
-        options.flash_attention = EngineOptions::FlashAttention::kOn;
-        options.key_type = options.value_type = EngineOptions::CacheType::kQ8_0;
-      }));
+      8, 0, testing::synthesized_model("tiny-wide-heads"), GetParam(), use_a_q8_0_cache));
 }
 
 TEST_P(EngineLayouts, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
@@ -254,10 +257,7 @@ TEST_P(EngineLayouts, PrefixReuseGivesTheSameTokens) {
 TEST_P(EngineLayouts, PrefixReuseGivesTheSameTokensFromAQuantizedCache) {
   // A cached prefix's q8_0 cells are shared (unified) or copied (per sequence) as they are.
   expect_prefix_reuse_gives_the_same_tokens(make_engine(
-      4, 8, testing::synthesized_model("tiny-wide-heads"), GetParam(), [](EngineOptions& options) {
-        options.flash_attention = EngineOptions::FlashAttention::kOn;
-        options.key_type = options.value_type = EngineOptions::CacheType::kQ8_0;
-      }));
+      4, 8, testing::synthesized_model("tiny-wide-heads"), GetParam(), use_a_q8_0_cache));
 }
 
 TEST_P(EngineLayouts, ABurstSharingOnePrefixComputesItOnce) {
