@@ -463,22 +463,24 @@ TEST(EngineScheduling, AHighRequestWithoutADeadlineNeverWaitsForAnotherPromise) 
 }
 
 TEST(EngineScheduling, AnAcceptedRequestWhoseSlotFreesInTimeIsNotRefusedLater) {
-  // A request arrives while another runs that is a quarter as long as the measured ones, and
-  // is given a deadline 10% beyond the wait the measured rate expects. Accepted, it is not
-  // refused later: the running request's remaining tokens say its slot frees in time. (The
-  // rate-based estimate, re-applied at every step, is no shorter after a wait, so it refused
-  // such a request a few steps later, before the slot freed.) The margins allow the engine to
-  // run four times slower than when it was measured. A fresh engine each round: the
-  // completions of earlier rounds, in pairs, would make the rate bursty.
+  // A request arrives while another runs that is a tenth as long as the measured ones, and is
+  // given a deadline 3% beyond the wait the measured rate expects. Accepted, it is not refused
+  // later: the running request's remaining tokens say its slot frees in time. (The rate-based
+  // estimate, re-applied at every step, is no shorter after a wait, so it refused such a request
+  // a few steps later, before the slot freed.) The margins allow the engine to run ten times
+  // slower than when it was measured, or to stall for about 90% of the expected wait (with
+  // a quarter and 10%, a stall of 90 ms under a parallel test run broke it). A fresh engine each
+  // round: the completions of earlier rounds, in pairs, would make the rate bursty.
+  constexpr int kMeasuredTokens = 256;
   for (int round = 0; round < 3; ++round) {
     auto engine = make_engine(1, EngineOptions::Preemption::kOff);
-    measure_service_rate(*engine, 64);
-    auto running = hold_slot(*engine, greedy("occupy", 16)).sink;
+    measure_service_rate(*engine, kMeasuredTokens);
+    auto running = hold_slot(*engine, greedy("occupy", kMeasuredTokens / 10)).sink;
     const auto expected = engine->admission().expected_wait(Priority::kNormal, 0);
     ASSERT_GT(expected.count(), 0);
     auto waiting = std::make_shared<CollectSink>();
     GenerationRequest r = greedy("next in line", 4);
-    r.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(expected * 1.1);
+    r.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(expected * 1.03);
     const auto accepted = engine->submit(r, waiting);
     ASSERT_TRUE(accepted.ok()) << accepted.error().message;
     ASSERT_TRUE(waiting->wait());
