@@ -324,10 +324,12 @@ TEST(EngineScheduling, AnIdleEngineAcceptsADeadlineShorterThanTheServiceTime) {
   // free slots were published before each step only, so after the last request finished they
   // still said none, and the request was refused by the rate while the engine sat idle.)
   auto engine = make_engine(1, EngineOptions::Preemption::kOff);
-  measure_service_rate(*engine, 64);
+  // Long requests and a long pause: the deadline then leaves ~200 ms for a stall of the test
+  // or the engine's thread, as a parallel test run can cause.
+  measure_service_rate(*engine, 256);
   const auto service = engine->admission().expected_wait(Priority::kNormal, 0);
   ASSERT_GT(service.count(), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the engine goes idle
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the engine goes idle
   auto sink = std::make_shared<CollectSink>();
   GenerationRequest r = greedy("now", 4);
   r.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(service / 2);
