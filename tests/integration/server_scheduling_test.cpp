@@ -38,7 +38,9 @@ class SchedulingServer : public ::testing::Test {
     auto created = engine::llama::LlamaEngine::create(options);
     ASSERT_TRUE(created.ok());
     engine_ = std::move(created).value();
-    api::ApiKey limited{"key-limited", "acme", sched::Priority::kNormal, 1.0, {0.5, 1.0, 0}};
+    // One request per 20 s: the second of two back-to-back requests is refused however long
+    // the first takes on a loaded machine.
+    api::ApiKey limited{"key-limited", "acme", sched::Priority::kNormal, 1.0, {0.05, 1.0, 0}};
     api::ApiKey vip{"key-vip", "vip", sched::Priority::kHigh, 2.0, {}};
     access_ = std::make_unique<api::Access>(std::vector<api::ApiKey>{limited, vip});
     metrics_ = std::make_unique<api::ServingMetrics>(registry_, *engine_);
