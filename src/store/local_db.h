@@ -134,6 +134,8 @@ class LocalDb {
   LocalDb(Options options, std::unique_ptr<SqliteDb> writer, std::unique_ptr<SqliteDb> reader,
           std::unique_ptr<SqliteDb> checkpointer);
   Result<std::optional<LocalSession>> find_locked(SqliteDb& db, std::string_view key);
+  // The session keys a `SELECT key ... LIMIT ?1` statement returns, read on the reader.
+  Result<std::vector<std::string>> keys_where(const char* select_with_limit, std::size_t limit);
 
   void checkpoint_loop();
   struct QueuedAppend;

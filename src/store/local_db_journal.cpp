@@ -152,10 +152,10 @@ Result<std::int64_t> LocalDb::adopt(const SessionView& remote, std::int64_t now_
   return moved;
 }
 
-Result<std::vector<std::string>> LocalDb::pending_keys(std::size_t limit) {
+Result<std::vector<std::string>> LocalDb::keys_where(const char* select_with_limit,
+                                                     std::size_t limit) {
   std::lock_guard lock(reader_mutex_);
-  Result<SqliteStatement> select =
-      reader_->prepare("SELECT key FROM sessions WHERE pending = 1 LIMIT ?1");
+  Result<SqliteStatement> select = reader_->prepare(select_with_limit);
   if (!select) return select.error();
   select->bind(1, static_cast<std::int64_t>(limit));
   std::vector<std::string> keys;
@@ -165,6 +165,10 @@ Result<std::vector<std::string>> LocalDb::pending_keys(std::size_t limit) {
     if (!*row) return keys;
     keys.push_back(select->text(0));
   }
+}
+
+Result<std::vector<std::string>> LocalDb::pending_keys(std::size_t limit) {
+  return keys_where("SELECT key FROM sessions WHERE pending = 1 LIMIT ?1", limit);
 }
 
 Result<std::optional<PendingSession>> LocalDb::pending_for(std::string_view key,
@@ -305,18 +309,7 @@ Status LocalDb::mark_cache_current(std::string_view key, std::int64_t last_seq,
 }
 
 Result<std::vector<std::string>> LocalDb::stale_caches(std::size_t limit) {
-  std::lock_guard lock(reader_mutex_);
-  Result<SqliteStatement> select =
-      reader_->prepare("SELECT key FROM sessions WHERE cache_stale = 1 LIMIT ?1");
-  if (!select) return select.error();
-  select->bind(1, static_cast<std::int64_t>(limit));
-  std::vector<std::string> keys;
-  for (;;) {
-    Result<bool> row = select->step();
-    if (!row) return row.error();
-    if (!*row) return keys;
-    keys.push_back(select->text(0));
-  }
+  return keys_where("SELECT key FROM sessions WHERE cache_stale = 1 LIMIT ?1", limit);
 }
 
 Result<PendingCounts> LocalDb::pending_counts() {
