@@ -2,49 +2,32 @@
 
 #include <fmt/format.h>
 #include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <unordered_set>
 
+#include "bench/http_client.h"
 #include "bench/progress_line.h"
 #include "bench/request_builder.h"
 #include "bench/run_environment.h"
 #include "bench/server_stats.h"
 #include "bench/stream_reader.h"
 #include "bench/target.h"
-#include "engine/upstream/sse_parser.h"
 
 namespace supportd::bench {
 
 namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = beast::http;
-using tcp = net::ip::tcp;
 using net::as_tuple;
 using net::use_awaitable;
-using Clock = std::chrono::steady_clock;
-using Stream = beast::tcp_stream;
+using Clock = HttpClient::Clock;
 
 namespace {
 
 constexpr auto kPollInterval = std::chrono::seconds(1);
 constexpr auto kPollTimeout = std::chrono::seconds(2);
 constexpr auto kTickInterval = std::chrono::milliseconds(250);
-constexpr std::size_t kErrorBodyLimit = 64 * 1024;
-
-std::string socket_error_kind(const boost::system::error_code& ec, bool connecting) {
-  if (ec == beast::error::timeout) return connecting ? "connect_timeout" : "timeout";
-  if (ec == net::error::connection_refused) return "connect_refused";
-  if (connecting) return "connect_error";
-  if (ec == net::error::connection_reset || ec == net::error::broken_pipe)
-    return "connection_reset";
-  if (ec == bhttp::error::end_of_stream || ec == net::error::eof) return "connection_closed";
-  return "connection_error";
-}
 
 Clock::duration span(double seconds) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -54,11 +37,6 @@ double seconds_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
-struct Fetched {
-  int status = 0;
-  std::string body;
-};
-
 }  // namespace
 
 class Runner {
@@ -66,15 +44,11 @@ class Runner {
   Runner(const BenchOptions& options, Target target, int file_limit)
       : options_(options),
         target_(std::move(target)),
+        client_(io_, target_, options.url, side_key(options), options.connect_timeout_s,
+                options.request_timeout_s),
         workload_(options.workload),
         progress_(options.progress),
-        max_outstanding_(std::min(options.max_outstanding, std::max(1, file_limit - 64))) {
-    const bool ipv6 = target_.host.find(':') != std::string::npos;
-    host_header_ = (ipv6 ? "[" + target_.host + "]" : target_.host) + ":" + target_.port;
-    poll_key_ = options.api_key;
-    if (poll_key_.empty() && !options.workload.tenants.empty())
-      poll_key_ = options.workload.tenants.front().key;
-  }
+        max_outstanding_(std::min(options.max_outstanding, std::max(1, file_limit - 64))) {}
 
   Result<RunRecord> run() {
     net::co_spawn(io_, main(), [this](std::exception_ptr e) {
@@ -114,9 +88,7 @@ class Runner {
     record_.interrupted = true;
     record_.cut_reason = reason;
     stop_sending();
-    boost::system::error_code ignored;
-    for (Stream* stream : active_)
-      stream->socket().close(ignored);
+    client_.interrupt();
   }
 
   void stop_sending() {
@@ -157,61 +129,53 @@ class Runner {
   net::awaitable<void> arrivals();
   std::optional<RequestResult> begin(const RequestSpec& spec, double scheduled_s);
   net::awaitable<void> issue(RequestSpec spec, RequestResult result);
-  net::awaitable<void> exchange(const HttpRequestParts& parts, Clock::time_point sent,
-                                RequestResult& result);
-  net::awaitable<Result<Fetched>> fetch(std::unique_ptr<Stream>& connection,
-                                        const std::string& path, Clock::duration timeout);
   net::awaitable<void> poll_server();
   net::awaitable<void> tick();
   void finish(RequestResult result);
   std::string progress_text() const;
 
+  // The key that authorizes the server polls: the run's, else the first tenant's.
+  static std::string side_key(const BenchOptions& options) {
+    if (options.api_key.empty() && !options.workload.tenants.empty())
+      return options.workload.tenants.front().key;
+    return options.api_key;
+  }
+
   // Constant after construction.
   const BenchOptions& options_;
   const Target target_;
-  std::string host_header_;
-  std::string poll_key_;
 
   // Everything below is touched only on the I/O thread (the one in run()).
   net::io_context io_{1};
-  tcp::resolver::results_type endpoints_;
+  HttpClient client_;
   Workload workload_;
   RunRecord record_;
   ProgressLine progress_;
   int max_outstanding_;
   std::optional<Error> failure_;
   Clock::time_point start_ = Clock::now();
-  std::vector<std::unique_ptr<Stream>> idle_;  // keep-alive connections ready for reuse
-  std::unordered_set<Stream*> active_;         // connections of requests in flight
   std::unordered_set<net::steady_timer*> sleepers_;
   net::steady_timer wake_{io_};  // main() waits on it for the end
   net::steady_timer tick_timer_{io_};
   net::steady_timer poll_timer_{io_};
-  std::unique_ptr<Stream> poll_connection_;
   int senders_ = 0;  // user or arrival coroutines still running
   int outstanding_ = 0;
   std::int64_t issued_ = 0, measured_issued_ = 0;
   std::int64_t ok_ = 0, rejected_ = 0, errors_ = 0, warmups_done_ = 0;
-  std::int64_t token_events_ = 0, tokens_at_last_sample_ = 0;
+  std::int64_t tokens_at_last_sample_ = 0;
   double token_rate_ = 0;
   bool sending_ = true;
   bool finishing_ = false;
 };
 
 net::awaitable<void> Runner::main() {
-  tcp::resolver resolver(io_);
-  auto [rec, results] =
-      co_await resolver.async_resolve(target_.host, target_.port, as_tuple(use_awaitable));
-  if (rec) {
-    failure_ = Error::make(ErrorCode::kUnavailable,
-                           fmt::format("cannot resolve {}: {}", target_.host, rec.message()));
+  if (Status resolved = co_await client_.resolve(); !resolved) {
+    failure_ = resolved.error();
     co_return;
   }
-  endpoints_ = results;
   if (options_.model.empty()) {
-    std::unique_ptr<Stream> connection;
     const auto timeout = span(options_.connect_timeout_s);
-    auto listing = co_await fetch(connection, target_.path("/v1/models"), timeout);
+    auto listing = co_await client_.get(target_.path("/v1/models"), timeout);
     if (!listing) {
       failure_ = listing.error();
       co_return;
@@ -260,9 +224,7 @@ net::awaitable<void> Runner::main() {
   signals.cancel();
   tick_timer_.cancel();
   poll_timer_.cancel();
-  boost::system::error_code ignored;
-  if (poll_connection_) poll_connection_->socket().close(ignored);
-  idle_.clear();
+  client_.close();
 }
 
 net::awaitable<void> Runner::user(int number) {
@@ -337,7 +299,7 @@ net::awaitable<void> Runner::issue(RequestSpec spec, RequestResult result) {
   const Clock::time_point sent = start_ + span(result.send_s);
   try {
     const HttpRequestParts parts = build_request(options_, record_.model, workload_, spec);
-    co_await exchange(parts, sent, result);
+    co_await client_.stream(parts, start_, sent, result);
   } catch (const std::exception& e) {
     result.outcome = Outcome::kError;
     result.kind = "client_exception";
@@ -348,210 +310,24 @@ net::awaitable<void> Runner::issue(RequestSpec spec, RequestResult result) {
   finish(std::move(result));
 }
 
-net::awaitable<void> Runner::exchange(const HttpRequestParts& parts, Clock::time_point sent,
-                                      RequestResult& r) {
-  const auto deadline = sent + span(options_.request_timeout_s);
-  const auto connect_limit = span(options_.connect_timeout_s);
-  auto fail = [&](std::string kind, const boost::system::error_code& ec) {
-    r.outcome = Outcome::kError;
-    r.kind = record_.interrupted ? "interrupted" : std::move(kind);
-    r.detail = ec.message();
-    r.end_s = now_s();
-  };
-
-  bhttp::request<bhttp::string_body> request{bhttp::verb::post, target_.path(parts.path), 11};
-  request.set(bhttp::field::host, host_header_);
-  request.set(bhttp::field::user_agent, "supportd-bench");
-  request.set(bhttp::field::content_type, "application/json");
-  for (const auto& [name, value] : parts.headers)
-    request.set(name, value);
-  request.body() = parts.body;
-  request.prepare_payload();
-
-  std::unique_ptr<Stream> stream;
-  bool reused = false;
-  if (!idle_.empty()) {
-    stream = std::move(idle_.back());
-    idle_.pop_back();
-    reused = true;
-  }
-  struct Untrack {  // the connection leaves active_ however this coroutine ends
-    std::unordered_set<Stream*>& active;
-    std::unique_ptr<Stream>& stream;
-    ~Untrack() {
-      if (stream) active.erase(stream.get());
-    }
-  } untrack{active_, stream};
-
-  beast::flat_buffer buffer;
-  std::optional<bhttp::response_parser<bhttp::buffer_body>> parser;
-  for (;;) {
-    if (!stream) {
-      stream = std::make_unique<Stream>(io_);
-      active_.insert(stream.get());
-      stream->expires_at(std::min(deadline, Clock::now() + connect_limit));
-      auto [cec, endpoint] = co_await stream->async_connect(endpoints_, as_tuple(use_awaitable));
-      if (cec) {
-        fail(socket_error_kind(cec, true), cec);
-        co_return;
-      }
-      boost::system::error_code ignored;
-      stream->socket().set_option(tcp::no_delay(true), ignored);
-    } else {
-      active_.insert(stream.get());
-    }
-    stream->expires_at(deadline);
-    auto [wec, written] = co_await bhttp::async_write(*stream, request, as_tuple(use_awaitable));
-    boost::system::error_code ec = wec;
-    if (!ec) {
-      parser.emplace();
-      parser->body_limit(boost::none);
-      buffer.clear();
-      auto [hec, header_bytes] =
-          co_await bhttp::async_read_header(*stream, buffer, *parser, as_tuple(use_awaitable));
-      if (!hec) break;
-      ec = hec;
-    }
-    // A kept-alive connection the server closed meanwhile: retry once on a fresh one.
-    if (reused && !record_.interrupted && ec != beast::error::timeout) {
-      active_.erase(stream.get());
-      stream.reset();
-      reused = false;
-      continue;
-    }
-    fail(socket_error_kind(ec, false), ec);
-    co_return;
-  }
-
-  r.header_s = now_s();
-  r.status = static_cast<int>(parser->get().result_int());
-  if (const auto it = parser->get().find(bhttp::field::retry_after); it != parser->get().end())
-    r.retry_after_s = parse_retry_after(it->value());
-
-  engine::upstream::SseParser events;
-  StreamReader reader;
-  std::string error_body;
-  bool done_seen = false;
-  boost::system::error_code ec;
-  char chunk[16384];
-  while (!parser->is_done()) {
-    parser->get().body().data = chunk;
-    parser->get().body().size = sizeof(chunk);
-    auto [rec, n] =
-        co_await bhttp::async_read_some(*stream, buffer, *parser, as_tuple(use_awaitable));
-    if (rec == bhttp::error::need_buffer) rec = {};
-    const std::size_t got = sizeof(chunk) - parser->get().body().size;
-    if (got > 0 && r.status != 200 && error_body.size() < kErrorBodyLimit) {
-      error_body.append(chunk, got);
-    } else if (got > 0 && r.status == 200) {
-      const auto offset = static_cast<float>(seconds_between(sent, Clock::now()));
-      for (const std::string& data : events.feed(std::string_view(chunk, got))) {
-        const std::size_t before = reader.token_times().size();
-        reader.on_event(data, offset);
-        token_events_ += static_cast<std::int64_t>(reader.token_times().size() - before);
-        if (reader.done() && !done_seen) {
-          done_seen = true;
-          r.end_s = now_s();
-          stream->expires_after(std::chrono::seconds(1));  // only the message's end is left
-        }
-      }
-    }
-    if (rec) {
-      ec = rec;
-      break;
-    }
-  }
-
-  if (r.status == 200) {
-    r.prompt_tokens = reader.prompt_tokens();
-    r.completion_tokens = reader.completion_tokens();
-    r.cached_tokens = reader.cached_tokens();
-    r.token_s = reader.take_token_times();
-    if (reader.failed()) {
-      r.outcome = Outcome::kError;
-      r.kind = reader.failure();
-    } else if (done_seen) {
-      r.outcome = Outcome::kOk;
-    } else {
-      fail(ec == beast::error::timeout ? "timeout" : "incomplete_stream", ec);
-    }
-    if (!done_seen) r.end_s = now_s();
-  } else {
-    r.end_s = now_s();
-    r.kind = response_kind(r.status, error_body);
-    r.outcome = r.status == 429 || r.status == 503 ? Outcome::kRejected : Outcome::kError;
-    r.detail = error_body.substr(0, 300);
-  }
-  if (!ec && parser->is_done() && parser->keep_alive() && !record_.interrupted && !finishing_) {
-    active_.erase(stream.get());
-    idle_.push_back(std::move(stream));
-  }
-}
-
-net::awaitable<Result<Fetched>> Runner::fetch(std::unique_ptr<Stream>& connection,
-                                              const std::string& path, Clock::duration timeout) {
-  const std::string url = options_.url + " (" + path + ")";
-  for (int attempt = 0;; ++attempt) {
-    const bool reused = connection != nullptr;
-    if (!connection) {
-      connection = std::make_unique<Stream>(io_);
-      connection->expires_after(timeout);
-      auto [cec, endpoint] =
-          co_await connection->async_connect(endpoints_, as_tuple(use_awaitable));
-      if (cec) {
-        connection.reset();
-        co_return Error::make(ErrorCode::kUnavailable,
-                              fmt::format("cannot connect to {}: {}", url, cec.message()));
-      }
-    }
-    connection->expires_after(timeout);
-    bhttp::request<bhttp::empty_body> request{bhttp::verb::get, path, 11};
-    request.set(bhttp::field::host, host_header_);
-    request.set(bhttp::field::user_agent, "supportd-bench");
-    if (!poll_key_.empty()) request.set(bhttp::field::authorization, "Bearer " + poll_key_);
-    auto [wec, written] =
-        co_await bhttp::async_write(*connection, request, as_tuple(use_awaitable));
-    beast::flat_buffer buffer;
-    bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(16 * 1024 * 1024);
-    boost::system::error_code ec = wec;
-    if (!ec)
-      std::tie(ec, std::ignore) =
-          co_await bhttp::async_read(*connection, buffer, parser, as_tuple(use_awaitable));
-    if (ec) {
-      connection.reset();
-      if (reused && attempt == 0 && !finishing_) continue;
-      co_return Error::make(ErrorCode::kUnavailable,
-                            fmt::format("{} did not answer: {}", url, ec.message()));
-    }
-    Fetched fetched{static_cast<int>(parser.get().result_int()), std::move(parser.get().body())};
-    if (!parser.keep_alive()) connection.reset();
-    co_return fetched;
-  }
-}
-
 net::awaitable<void> Runner::poll_server() {
   if (!options_.poll_server) co_return;
   // Which server is this? supportd answers /v1/stats; llama-server and vLLM expose /metrics.
   bool supportd = false;
-  if (auto stats = co_await fetch(poll_connection_, target_.path("/v1/stats"), kPollTimeout);
+  if (auto stats = co_await client_.get(target_.path("/v1/stats"), kPollTimeout);
       stats && stats->status == 200 && parse_supportd_stats(stats->body)) {
     supportd = true;
     record_.server_kind = "supportd";
-  } else if (auto metrics =
-                 co_await fetch(poll_connection_, target_.path("/metrics"), kPollTimeout);
+  } else if (auto metrics = co_await client_.get(target_.path("/metrics"), kPollTimeout);
              metrics && metrics->status == 200) {
     if (auto parsed = parse_prometheus_queue(metrics->body))
       record_.server_kind = parsed->server_kind;
   }
-  if (record_.server_kind.empty()) {
-    poll_connection_.reset();
-    co_return;
-  }
+  if (record_.server_kind.empty()) co_return;
   const std::string path = target_.path(supportd ? "/v1/stats" : "/metrics");
   while (!finishing_) {
     const double at = now_s();
-    auto answer = co_await fetch(poll_connection_, path, kPollTimeout);
+    auto answer = co_await client_.get(path, kPollTimeout);
     if (answer && answer->status == 200) {
       std::optional<ServerSample> sample;
       if (supportd) {
@@ -568,7 +344,6 @@ net::awaitable<void> Runner::poll_server() {
     poll_timer_.expires_at(start_ + span(at) + kPollInterval);
     co_await poll_timer_.async_wait(as_tuple(use_awaitable));
   }
-  poll_connection_.reset();
 }
 
 net::awaitable<void> Runner::tick() {
@@ -578,8 +353,8 @@ net::awaitable<void> Runner::tick() {
     if (t >= next_sample) {
       record_.client.push_back({t, outstanding_});
       if (next_sample > 0)
-        token_rate_ = static_cast<double>(token_events_ - tokens_at_last_sample_);
-      tokens_at_last_sample_ = token_events_;
+        token_rate_ = static_cast<double>(client_.token_events() - tokens_at_last_sample_);
+      tokens_at_last_sample_ = client_.token_events();
       next_sample += 1;
     }
     may_send();  // ends the sending phase when the duration is over
