@@ -85,9 +85,12 @@ Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::
   const std::string kb_dir =
       config.kb_dir.empty() ? (fs::path(data_dir) / "kb").string() : config.kb_dir;
   auto knowledge = kb::LiveKnowledgeBase::open(kb_dir, {embedder});
-  if (!knowledge && config.kb_dir.empty()) {
-    // The default directory holds no usable knowledge base yet: the built-in demo goes there
-    // (loaded once: only a failed open pays for the import and a second open).
+  const bool outdated_demo =
+      knowledge && desk::is_outdated_demo(knowledge.value()->current()->manifest(), embedder.get());
+  if ((!knowledge || outdated_demo) && config.kb_dir.empty()) {
+    // The default directory holds no usable knowledge base yet, or the built-in demo imported
+    // before the encoder was there: the demo goes there, with vectors when it can (loaded once
+    // otherwise: only this case pays for the import and a second open).
     auto demo = desk::ensure_demo_knowledge(kb_dir, embedder);
     if (!demo) return demo.error();
     knowledge = kb::LiveKnowledgeBase::open(kb_dir, {embedder});

@@ -40,21 +40,40 @@ class FileLock {
   int fd_;
 };
 
+// The demo's files are written to a directory of this name before import; the manifest keeps
+// their paths, which is how an imported demo is recognised later.
+constexpr std::string_view kStagingPrefix = "supportd-demo-kb-";
+
+// Whether `dir` holds a knowledge base that should stay as it is.
+bool holds_knowledge(const std::string& dir, const std::shared_ptr<const kb::Embedder>& embedder) {
+  auto opened = kb::KnowledgeBase::open(dir, {embedder});
+  return opened && !is_outdated_demo(opened.value()->manifest(), embedder.get());
+}
+
 }  // namespace
+
+bool is_outdated_demo(const kb::Manifest& manifest, const kb::Embedder* embedder) {
+  if (!embedder || manifest.encoder == embedder->fingerprint() || manifest.sources.empty())
+    return false;
+  for (const auto& source : manifest.sources) {
+    const std::string folder = std::filesystem::path(source.file).parent_path().filename();
+    if (!folder.starts_with(kStagingPrefix)) return false;
+  }
+  return true;
+}
 
 Result<bool> ensure_demo_knowledge(const std::string& dir,
                                    std::shared_ptr<const kb::Embedder> embedder) {
-  if (kb::KnowledgeBase::open(dir, {embedder})) return false;  // already there
+  if (holds_knowledge(dir, embedder)) return false;
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(fs::path(dir).parent_path(), ec);
   const FileLock lock(dir + ".lock");
   if (!lock.held())
     return Error::make(ErrorCode::kIo, "cannot lock " + dir + ".lock: " + std::strerror(errno));
-  if (kb::KnowledgeBase::open(dir, {embedder}))
-    return false;  // another process imported it meanwhile
+  if (holds_knowledge(dir, embedder)) return false;  // another process imported it meanwhile
   const fs::path staging =
-      fs::temp_directory_path() / ("supportd-demo-kb-" + std::to_string(getpid()));
+      fs::temp_directory_path() / (std::string(kStagingPrefix) + std::to_string(getpid()));
   fs::create_directories(staging, ec);
   if (ec)
     return Error::make(ErrorCode::kIo, "cannot create " + staging.string() + ": " + ec.message());

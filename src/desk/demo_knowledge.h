@@ -8,11 +8,18 @@
 
 #include "core/status.h"
 #include "kb/embedder.h"
+#include "kb/manifest.h"
 
 namespace supportd::desk {
 
-// Imports the embedded demo files into `dir` unless it already holds a knowledge base.
-// Returns true when it imported.
+// Whether `manifest` is the demo's, imported without vectors of `embedder` (before the
+// encoder was fetched, or by another encoder), so importing it again would add them. False
+// for any knowledge base imported from other files, and without an embedder.
+bool is_outdated_demo(const kb::Manifest& manifest, const kb::Embedder* embedder);
+
+// Imports the embedded demo files into `dir` unless it already holds a knowledge base other
+// than an outdated demo (which gets a new generation with vectors). Returns true when it
+// imported.
 Result<bool> ensure_demo_knowledge(const std::string& dir,
                                    std::shared_ptr<const kb::Embedder> embedder);
 

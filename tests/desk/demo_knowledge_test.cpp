@@ -1,0 +1,99 @@
+// The built-in demo knowledge base: imported into an empty directory, imported again with
+// vectors when it was imported before the sentence encoder was there, and a knowledge base
+// imported from anyone else's files is never replaced.
+#include "desk/demo_knowledge.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "encoder/sentence_encoder.h"
+#include "kb/importer.h"
+#include "kb/knowledge_base.h"
+
+namespace supportd::desk {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DemoKnowledge : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("supportd-demo-knowledge-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    auto opened = kb::open_sentence_encoder(encoder::SentenceEncoder::default_path());
+    ASSERT_TRUE(opened) << opened.error().message;
+    encoder_ = std::move(opened).value();
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  std::shared_ptr<const kb::KnowledgeBase> open(const std::string& dir) {
+    auto opened = kb::KnowledgeBase::open(dir, {encoder_});
+    EXPECT_TRUE(opened) << opened.error().message;
+    return opened ? std::move(opened).value() : nullptr;
+  }
+
+  fs::path root_;
+  std::shared_ptr<const kb::Embedder> encoder_;
+};
+
+TEST_F(DemoKnowledge, ADemoImportedBeforeTheEncoderGetsVectorsOnceTheEncoderIsThere) {
+  const std::string dir = (root_ / "kb").string();
+  auto first = ensure_demo_knowledge(dir, nullptr);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(*first);
+  auto lexical = open(dir);
+  ASSERT_NE(lexical, nullptr);
+  EXPECT_TRUE(lexical->manifest().encoder.empty());
+  EXPECT_TRUE(is_outdated_demo(lexical->manifest(), encoder_.get()));
+  EXPECT_FALSE(is_outdated_demo(lexical->manifest(), nullptr));  // nothing to add without one
+
+  auto second = ensure_demo_knowledge(dir, encoder_);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_TRUE(*second);
+  auto dense = open(dir);
+  ASSERT_NE(dense, nullptr);
+  EXPECT_EQ(dense->manifest().encoder, encoder_->fingerprint());
+  EXPECT_GT(dense->manifest().generation, lexical->manifest().generation);
+  EXPECT_EQ(dense->manifest().entries, lexical->manifest().entries);
+  EXPECT_TRUE(dense->warnings().empty()) << dense->warnings().front();
+  EXPECT_FALSE(is_outdated_demo(dense->manifest(), encoder_.get()));
+
+  auto third = ensure_demo_knowledge(dir, encoder_);
+  ASSERT_TRUE(third) << third.error().message;
+  EXPECT_FALSE(*third);
+  EXPECT_EQ(open(dir)->manifest().generation, dense->manifest().generation);
+}
+
+TEST_F(DemoKnowledge, AnotherKnowledgeBaseWithoutVectorsIsLeftAsItIs) {
+  const std::string dir = (root_ / "kb").string();
+  const std::string file = (root_ / "faq.json").string();
+  std::ofstream(file) << R"([{"id": "faq/refund", "title": "Refunds", "locale": "en",
+    "questions": ["How do I get a refund?", "Can I have my money back?"],
+    "answer": "Refunds go back to the card you paid with within five working days."}])";
+  auto imported = kb::import_knowledge_base(dir, {file}, kb::ImportOptions{});
+  ASSERT_TRUE(imported) << imported.error().message;
+  auto before = open(dir);
+  ASSERT_NE(before, nullptr);
+  EXPECT_FALSE(is_outdated_demo(before->manifest(), encoder_.get()));
+
+  auto ensured = ensure_demo_knowledge(dir, encoder_);
+  ASSERT_TRUE(ensured) << ensured.error().message;
+  EXPECT_FALSE(*ensured);
+  auto after = open(dir);
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(after->manifest().version, before->manifest().version);
+  EXPECT_EQ(after->manifest().entries, 1);
+  EXPECT_TRUE(after->manifest().encoder.empty());
+}
+
+}  // namespace
+}  // namespace supportd::desk
