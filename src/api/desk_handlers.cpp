@@ -2,6 +2,9 @@
 
 #include <boost/json.hpp>
 
+#include <charconv>
+#include <limits>
+
 #include "api/access.h"
 #include "api/desk_answers.h"
 #include "api/errors.h"
@@ -12,6 +15,8 @@
 namespace supportd::api {
 namespace json = boost::json;
 namespace {
+
+constexpr std::int64_t kMaxHistoryLimit = 1000;  // messages per GET .../messages
 
 // The caller's tenant, or the error response to send.
 Result<std::string> tenant_of(Services& services, const http::Request& request) {
@@ -30,6 +35,24 @@ Result<json::object> body_object(const http::Request& request) {
   if (ec) return Error::invalid("request body is not valid JSON: " + ec.message());
   if (!v.is_object()) return Error::invalid("request body must be a JSON object");
   return std::move(v.as_object());
+}
+
+// A query parameter that must be a whole number in [min, max] written in plain digits;
+// `fallback` when it is absent.
+Result<std::int64_t> integer_param(const http::Request& request, const char* name,
+                                   std::int64_t fallback, std::int64_t min, std::int64_t max) {
+  const auto text = request.query_param(name);
+  if (!text) return fallback;
+  std::int64_t value = 0;
+  const char* end = text->data() + text->size();
+  const auto [stop, ec] = std::from_chars(text->data(), end, value);
+  const bool digits = !text->empty() && (*text)[0] != '-' && (*text)[0] != '+';
+  if (!digits || ec != std::errc() || stop != end || value < min || value > max) {
+    return Error::invalid(std::string(name) + " must be a whole number from " +
+                              std::to_string(min) + " to " + std::to_string(max),
+                          name);
+  }
+  return value;
 }
 
 Result<std::string> string_field(const json::object& o, const char* key, bool required) {
@@ -123,15 +146,12 @@ http::Response post_message(Services& services, http::Request& request) {
 http::Response get_messages(Services& services, http::Request& request) {
   auto call = begin(services, request, false);
   if (!call) return error_response(call.error());
-  std::size_t limit = 50;
-  std::int64_t before = 0;
-  try {
-    if (auto l = request.query_param("limit")) limit = static_cast<std::size_t>(std::stoul(*l));
-    if (auto b = request.query_param("before")) before = std::stoll(*b);
-  } catch (const std::exception&) {
-    return error_response(Error::invalid("limit and before must be numbers"));
-  }
-  return history_response(call->desk->history(call->tenant, session_param(request), limit, before));
+  auto limit = integer_param(request, "limit", 50, 1, kMaxHistoryLimit);
+  if (!limit) return error_response(limit.error());
+  auto before = integer_param(request, "before", 0, 0, std::numeric_limits<std::int64_t>::max());
+  if (!before) return error_response(before.error());
+  return history_response(call->desk->history(call->tenant, session_param(request),
+                                              static_cast<std::size_t>(*limit), *before));
 }
 
 http::Response post_feedback(Services& services, http::Request& request) {

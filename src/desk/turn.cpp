@@ -184,7 +184,12 @@ bool Desk::Turn::record_question() {
   auto seq =
       desk_.stores_.sessions->append(session_, {store::Role::kUser, filter::mask_pii(text_)});
   if (!seq) {
-    fail(503, "store_unavailable", "your message could not be stored: " + seq.error().message);
+    const Error& error = seq.error();
+    if (error.code == ErrorCode::kInvalidArgument || error.code == ErrorCode::kTooLarge) {
+      fail(400, error_code_name(error.code), error.message);  // the message itself is wrong
+    } else {
+      fail(503, "store_unavailable", "your message could not be stored: " + error.message);
+    }
     return false;
   }
   answer_.message_seq_id = *seq;

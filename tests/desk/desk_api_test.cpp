@@ -236,7 +236,21 @@ TEST_F(DeskApi, BadInputGetsClearErrorsAndHarmsNoOtherConversation) {
                                   "{broken")
                 .status,
             400);
+  // A NUL character is the message's fault, not the store's: 400, never a retryable 503.
+  const auto nul = server().post("/v1/sessions/" + good + "/messages",
+                                 json::object{{"text", std::string("a\0b", 3)}});
+  EXPECT_EQ(nul.status, 400) << nul.body;
+  EXPECT_EQ(error_code(nul), "invalid_argument");
   EXPECT_EQ(server().get("/v1/sessions/" + forged + "/messages").status, 404);
+  for (const char* query : {"limit=-1", "limit=1e3", "limit=1.5", "limit=0", "limit=1001",
+                            "limit=", "limit=2%00", "before=-5", "before=x", "limit=+3"}) {
+    const auto r = server().get("/v1/sessions/" + good + "/messages?" + query);
+    EXPECT_EQ(r.status, 400) << query << ": " << r.body;
+    EXPECT_EQ(parse(r).at("error").at("param").as_string(),
+              std::string_view(query).substr(0, std::string_view(query).find('=')))
+        << query;
+  }
+  EXPECT_EQ(server().get("/v1/sessions/" + good + "/messages?limit=1000&before=0").status, 200);
   // The good conversation is untouched.
   EXPECT_EQ(
       parse(server().get("/v1/sessions/" + good + "/messages")).at("messages").as_array().size(),
