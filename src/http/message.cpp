@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "core/utf8.h"
 #include "http/reply_stream.h"
 
 namespace supportd::http {
@@ -65,7 +66,10 @@ Response Response::upgrade(std::shared_ptr<WebSocketHandler> handler) {
 
 std::string error_body(std::string_view message, std::string_view type, std::string_view code,
                        std::string_view param) {
-  boost::json::object error{{"message", message}, {"type", type}};
+  // Messages may quote what the client sent (a path, an origin): never as bytes that would make
+  // the body invalid JSON.
+  const std::string text = is_valid_utf8(message) ? std::string(message) : sanitize_utf8(message);
+  boost::json::object error{{"message", text}, {"type", type}};
   error["code"] = code.empty() ? boost::json::value(nullptr) : boost::json::value(code);
   error["param"] = param.empty() ? boost::json::value(nullptr) : boost::json::value(param);
   return boost::json::serialize(boost::json::object{{"error", std::move(error)}});

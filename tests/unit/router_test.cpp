@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
+#include "core/utf8.h"
+
 namespace supportd::http {
 namespace {
 
@@ -35,6 +39,18 @@ TEST(Router, AnswersUnknownPathsAndMethodsWithJsonErrors) {
   EXPECT_EQ(not_allowed.status, 405);
   ASSERT_FALSE(not_allowed.headers.empty());
   EXPECT_EQ(not_allowed.headers[0].second, "GET, HEAD");
+}
+
+TEST(Router, AnUnknownPathThatIsNoUtf8IsQuotedAsValidJson) {
+  Router router;
+  auto missing = request("GET", "/v1/\xff\xfe");
+  const Response not_found = router.dispatch(missing);
+  EXPECT_EQ(not_found.status, 404);
+  EXPECT_TRUE(is_valid_utf8(not_found.body));
+  boost::system::error_code ec;
+  const auto body = boost::json::parse(not_found.body, ec);
+  ASSERT_FALSE(ec) << not_found.body;
+  EXPECT_EQ(body.at("error").at("message").as_string(), "no such endpoint: /v1/\uFFFD\uFFFD");
 }
 
 TEST(Router, HeadGoesToTheGetRoute) {
