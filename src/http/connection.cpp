@@ -124,6 +124,27 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   stream_.expires_after(options.read_timeout);
   auto [ec, header_bytes] =
       co_await bhttp::async_read_header(stream_, buffer_, parser, as_tuple(use_awaitable));
+  if (!ec && parser.get().count(bhttp::field::transfer_encoding) > 0) {
+    // Only "chunked" alone: with another coding the body's end is unknowable (RFC 9112 6.3:
+    // 400 and close, or the rest of the body would be read as the next request) or the body
+    // could not be decoded (501).
+    const std::string codings = lower_case(parser.get()[bhttp::field::transfer_encoding]);
+    if (!parser.chunked()) {
+      co_await write_error(400,
+                           "Transfer-Encoding \"" + codings +
+                               "\" does not end in chunked: the body's length is unknown",
+                           "bad_request");
+      co_return false;
+    }
+    if (codings.find(',') != std::string::npos ||
+        parser.get().count(bhttp::field::transfer_encoding) > 1) {
+      co_await write_error(
+          501,
+          "Transfer-Encoding \"" + codings + "\" is not supported: send the body plain or chunked",
+          "unsupported_transfer_encoding");
+      co_return false;
+    }
+  }
   if (!ec && parser.get()[bhttp::field::expect] == "100-continue") {
     static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
     std::tie(ec, std::ignore) =

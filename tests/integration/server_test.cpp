@@ -274,6 +274,29 @@ TEST_F(ServerTest, GarbageGets400) {
   expect_error(c.read_response(), 400);
 }
 
+// A body whose end the server cannot know must not be read as the next request (smuggling).
+TEST_F(ServerTest, TransferCodingsOtherThanChunkedAreRefusedAndTheConnectionClosed) {
+  for (const std::string coding : {"gzip", "chunked, gzip", "identity"}) {
+    Connection c(port());
+    c.send("POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: " + coding +
+           "\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect_error(c.read_response(), 400, "bad_request");
+    EXPECT_TRUE(c.closed_by_peer(std::chrono::seconds(5))) << coding;
+  }
+  Connection gzip_chunked(port());
+  gzip_chunked.send(
+      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+      "2\r\n{}\r\n0\r\n\r\n");
+  expect_error(gzip_chunked.read_response(), 501, "unsupported_transfer_encoding");
+  EXPECT_TRUE(gzip_chunked.closed_by_peer(std::chrono::seconds(5)));
+  // Plain chunked still works.
+  Connection chunked(port());
+  chunked.send(
+      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "2\r\n{}\r\n0\r\n\r\n");
+  expect_error(chunked.read_response(), 400, "invalid_argument");  // {} lacks a prompt
+}
+
 TEST_F(ServerTest, SlowAndEndlessClientsAreCutOffWithoutHarm) {
   Connection slow(port());
   slow.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"mess");
