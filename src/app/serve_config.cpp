@@ -6,6 +6,8 @@
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
 
+#include "store/session_id.h"
+
 namespace supportd::app {
 namespace {
 
@@ -101,6 +103,20 @@ Status read_api_keys(const toml::table& table, const std::string& file,
     }
     if (key.key.empty())
       return Error::invalid(fmt::format("{}:{}: an api_keys entry needs a key", file, line));
+    if (!key.tenant.empty()) {
+      // Tenants name conversations in session ids and stores: refused here rather than on
+      // every desk call made with the key.
+      if (Status name = store::check_name(key.tenant, "tenant"); !name) {
+        return Error::invalid(fmt::format("{}:{}: api_keys.tenant '{}': {}", file, line, key.tenant,
+                                          name.error().message));
+      }
+    }
+    for (const api::ApiKey& earlier : out) {
+      if (earlier.key == key.key) {
+        return Error::invalid(fmt::format(
+            "{}:{}: this api_keys key is already given by an earlier entry", file, line));
+      }
+    }
     out.push_back(std::move(key));
   }
   return {};

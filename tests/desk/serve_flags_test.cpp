@@ -204,5 +204,42 @@ TEST(DeskServeFlags, ACorsOriginThatIsNoOriginIsRefusedByName) {
       << why;
 }
 
+// A config file with `text`, in a directory removed at the end of the test.
+class ConfigFile {
+ public:
+  explicit ConfigFile(const std::string& text)
+      : path_(fs::temp_directory_path() /
+              ("supportd-serve-config-" + std::to_string(::getpid()) + ".toml")) {
+    std::ofstream(path_) << text;
+  }
+  ~ConfigFile() {
+    std::error_code ec;
+    fs::remove(path_, ec);
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+TEST(DeskServeFlags, AKeysTenantThatCannotNameConversationsIsRefusedAtStart) {
+  const ConfigFile config(
+      "[[api_keys]]\nkey = \"sk-a\"\ntenant = \"shop\"\n\n"
+      "[[api_keys]]\nkey = \"sk-dot\"\ntenant = \"sh.op\"\n");
+  const std::string why = refusal(with(common_flags(), "--config", config.path()));
+  EXPECT_NE(why.find(config.path() + ":5: api_keys.tenant 'sh.op': tenant may contain only"),
+            std::string::npos)
+      << why;
+}
+
+TEST(DeskServeFlags, AKeyGivenTwiceIsRefusedAtStart) {
+  const ConfigFile config(
+      "[[api_keys]]\nkey = \"sk-a\"\ntenant = \"shop\"\n\n"
+      "[[api_keys]]\nkey = \"sk-a\"\ntenant = \"other\"\n");
+  const std::string why = refusal(with(common_flags(), "--config", config.path()));
+  EXPECT_NE(why.find(config.path() + ":5: this api_keys key is already given"), std::string::npos)
+      << why;
+}
+
 }  // namespace
 }  // namespace supportd
