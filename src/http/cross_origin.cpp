@@ -112,6 +112,12 @@ bool CrossOrigin::allows(std::string_view origin) const {
                      [&](const std::string& pattern) { return matches(pattern, *normalized); });
 }
 
+bool CrossOrigin::lists_by_name(std::string_view origin) const {
+  const auto normalized = normalize_origin(origin);
+  return normalized && std::find(origins_.begin(), origins_.end(), *normalized) != origins_.end() &&
+         normalized->find('*') == std::string::npos;
+}
+
 std::string CrossOrigin::describe() const {
   if (any_) return "*";
   if (origins_.empty()) return "none";
@@ -128,9 +134,10 @@ std::optional<Response> CrossOrigin::refusal(const Request& request, bool open_r
     if (allows(origin)) return std::nullopt;
     return refused(origin, "call this server (see --cors-origins)");
   }
-  // Only listed origins, never "*": a page elsewhere could otherwise act as an agent in the
-  // browser of one (a form's POST needs no preflight, and WebSockets know no CORS at all).
-  if (!any_ && allows(origin)) return std::nullopt;
+  // Only origins listed by name, never "*" nor "*.example.com": a page elsewhere could
+  // otherwise act as an agent in the browser of one (a form's POST needs no preflight, and
+  // WebSockets know no CORS at all).
+  if (lists_by_name(origin)) return std::nullopt;
   return refused(origin,
                  "call this endpoint: it is for this server's own pages (behind a "
                  "reverse proxy, pass the Host header or set X-Forwarded-Host)");

@@ -32,11 +32,13 @@ class CrossOrigin {
   // preflight a browser sends before a request with a JSON body or an Authorization header.
   Response preflight(const Request& request, const std::string& methods) const;
   // A route only our own pages (and tools without an Origin) call: another site's page gets
-  // 403, unless its origin is listed by name.
+  // 403, unless its origin is listed by name (a "*." pattern does not count).
   Router::Handler same_site(Router::Handler handler) const;
 
   // True when pages of `origin` may call the open routes ("*" or listed).
   bool allows(std::string_view origin) const;
+  // True when `origin` itself is in the list (not only matched by a "*." pattern).
+  bool lists_by_name(std::string_view origin) const;
   // "*", "none" or the list, for logs.
   std::string describe() const;
 

@@ -150,6 +150,15 @@ TEST(CrossOrigin, OwnRoutesRefuseAnotherSitesPagesEvenWhenAnySiteMayCallTheOpenO
   Request listed = from("https://shop.example.com", "127.0.0.1:8080", "GET");
   listed.websocket_upgrade = true;
   EXPECT_EQ(CrossOrigin::parse("https://shop.example.com")->same_site(ok())(listed).status, 200);
+  // A subdomain pattern opens the open routes to every subdomain, not the own ones.
+  const auto pattern = CrossOrigin::parse("https://shop.example.com, https://*.example.org");
+  Request subdomain = from("https://a.example.org", "127.0.0.1:8080", "POST");
+  EXPECT_EQ(pattern->open(ok())(subdomain).status, 200);
+  EXPECT_EQ(pattern->same_site(ok())(subdomain).status, 403);
+  EXPECT_EQ(pattern->same_site(ok())(listed).status, 200);
+  EXPECT_FALSE(pattern->lists_by_name("https://a.example.org"));
+  EXPECT_FALSE(pattern->lists_by_name("https://*.example.org"));
+  EXPECT_TRUE(pattern->lists_by_name("HTTPS://Shop.Example.com:443"));
 }
 
 }  // namespace
