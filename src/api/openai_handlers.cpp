@@ -1,7 +1,9 @@
 #include "api/openai_handlers.h"
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
@@ -65,11 +67,14 @@ Result<std::optional<engine::Clock::time_point>> request_deadline(const http::Re
   std::optional<double> seconds = call.timeout_s;
   if (!seconds) {
     if (const auto header = request.header("x-timeout"); !header.empty()) {
-      char* end = nullptr;
-      const std::string text(header);
-      const double value = std::strtod(text.c_str(), &end);
-      if (end == text.c_str() || *end != '\0' || !(value > 0) || value > 86400) {
-        return Error::invalid("X-Timeout must be a number of seconds between 0 and 86400",
+      // The body's rule: a decimal number of seconds in [kMinTimeout, kMaxTimeout].
+      double value = 0;
+      const char* end = header.data() + header.size();
+      const auto [stop, ec] = std::from_chars(header.data(), end, value);
+      if (ec != std::errc() || stop != end || !std::isfinite(value) || value < kMinTimeout ||
+          value > kMaxTimeout) {
+        return Error::invalid(fmt::format("X-Timeout must be a number of seconds between {} and {}",
+                                          kMinTimeout, kMaxTimeout),
                               "timeout");
       }
       seconds = value;

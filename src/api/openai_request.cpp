@@ -210,7 +210,7 @@ Result<CompletionCall> parse_completion_call(std::string_view text, bool chat) {
       call.priority = sched::parse_priority(*priority);
       if (!call.priority) bad("priority", "priority must be \"high\", \"normal\" or \"low\"");
     }
-    call.timeout_s = number(body, "timeout", 0.001, 86400);
+    call.timeout_s = number(body, "timeout", kMinTimeout, kMaxTimeout);
     r.ignore_eos = boolean(body, "ignore_eos").value_or(false);
   } catch (const BadField& e) {
     return Error::invalid(e.message, e.param);

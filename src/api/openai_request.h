@@ -10,6 +10,10 @@
 
 namespace supportd::api {
 
+// A request's "timeout" (or X-Timeout header): seconds it may wait to start, in this range.
+inline constexpr double kMinTimeout = 0.001;
+inline constexpr double kMaxTimeout = 86400;
+
 struct CompletionCall {
   engine::GenerationRequest request;
   std::string model;  // as sent; empty when omitted

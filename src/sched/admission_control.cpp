@@ -53,10 +53,12 @@ std::optional<Refusal> AdmissionControl::enter(
         *deadline) {
       waiting_[index].fetch_sub(1);
       return Refusal{
-          Error::make(ErrorCode::kDeadline,
-                      fmt::format("the request cannot start before its deadline (expected wait "
-                                  "{:.1f} s at the current service rate)",
-                                  expected.count())),
+          Error::make(
+              ErrorCode::kDeadline,
+              fmt::format("the request cannot start before its deadline (expected wait "
+                          "{} at the current service rate)",
+                          expected.count() < 1 ? fmt::format("{:.0f} ms", expected.count() * 1000)
+                                               : fmt::format("{:.1f} s", expected.count()))),
           retry_after(priority)};
     }
   }

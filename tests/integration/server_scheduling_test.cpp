@@ -141,6 +141,12 @@ TEST_F(SchedulingServer, AFullQueueAnswers429AndAnUnreachableDeadline503) {
   EXPECT_EQ(error_code(late), "deadline_exceeded");
   EXPECT_GE(std::atoi(late.header("retry-after").c_str()), 1);
   EXPECT_EQ(post("key-vip", body(2, false), {{"X-Priority", "bogus"}}).status, 400);
+  // X-Timeout follows the body's rule: decimal seconds from 0.001 to 86400.
+  for (const char* timeout : {"0.0001", "1e-9", "0x10", "inf", "nan", "86401", "-1", "+5"}) {
+    const auto bad = post("key-vip", body(2, false), {{"X-Timeout", timeout}});
+    EXPECT_EQ(bad.status, 400) << timeout << ": " << bad.body;
+    EXPECT_NE(bad.body.find("between 0.001 and 86400"), std::string::npos) << bad.body;
+  }
   running.reset();  // the client hangs up: its slot goes to the waiter
   waiter.join();
 }
