@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace supportd::api {
 
 Access::Access(std::vector<ApiKey> keys) {
@@ -17,8 +19,8 @@ Access::Access(std::vector<ApiKey> keys) {
 Result<Caller> Access::identify(const http::Request& request) const {
   std::string key;
   const std::string_view authorization = request.header("authorization");
-  if (authorization.size() > 7 && authorization.substr(0, 7) == "Bearer ") {
-    key = std::string(authorization.substr(7));
+  if (authorization.size() > 7 && http::lower_case(authorization.substr(0, 7)) == "bearer ") {
+    key = std::string(trim(authorization.substr(7)));
   } else if (!request.header("x-api-key").empty()) {
     key = std::string(request.header("x-api-key"));
   }

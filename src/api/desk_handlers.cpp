@@ -55,6 +55,14 @@ Result<std::int64_t> integer_param(const http::Request& request, const char* nam
   return value;
 }
 
+// "stream": true or false; absent or null: false.
+Result<bool> stream_field(const json::object& o) {
+  const json::value* v = o.if_contains("stream");
+  if (v == nullptr || v->is_null()) return false;
+  if (!v->is_bool()) return Error::invalid("stream must be true or false", "stream");
+  return v->as_bool();
+}
+
 Result<std::string> string_field(const json::object& o, const char* key, bool required) {
   const json::value* v = o.if_contains(key);
   if (v == nullptr || v->is_null()) {
@@ -133,12 +141,10 @@ http::Response post_message(Services& services, http::Request& request) {
   if (!call) return error_response(call.error());
   auto text = string_field(call->body, "text", true);
   if (!text) return error_response(text.error());
-  const json::value* stream = call->body.if_contains("stream");
-  if (stream != nullptr && !stream->is_bool())
-    return error_response(Error::invalid("stream must be true or false", "stream"));
+  auto stream = stream_field(call->body);
+  if (!stream) return error_response(stream.error());
   auto reply = std::make_shared<http::ReplyStream>();
-  auto sink = stream != nullptr && stream->as_bool() ? make_answer_event_sink(reply)
-                                                     : make_answer_json_sink(reply, true);
+  auto sink = *stream ? make_answer_event_sink(reply) : make_answer_json_sink(reply, true);
   call->desk->ask(call->tenant, session_param(request), std::move(text).value(), sink);
   return http::Response::deferred(reply);
 }
@@ -196,8 +202,9 @@ http::Response post_answer(Services& services, http::Request& request) {
   if (!call) return error_response(call.error());
   auto question = string_field(call->body, "question", true);
   if (!question) return error_response(question.error());
-  const json::value* stream = call->body.if_contains("stream");
-  const bool streaming = stream != nullptr && stream->is_bool() && stream->as_bool();
+  auto stream = stream_field(call->body);
+  if (!stream) return error_response(stream.error());
+  const bool streaming = *stream;
   if (!streaming) {
     // The FAQ fast path and in-process cache hits answer on this thread, without a hop to the
     // desk's workers.

@@ -33,6 +33,7 @@ http::Response error_response(const Error& error) {
   if (error.code == ErrorCode::kRateLimited) code = "rate_limit_exceeded";
   if (error.code == ErrorCode::kUnauthenticated) code = "invalid_api_key";
   http::Response response = http::error_response(status, error.message, type, code, error.param);
+  if (status == 401) response.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"supportd\"");
   if (error.retry_after_s > 0)
     response.headers.emplace_back("Retry-After", std::to_string(error.retry_after_s));
   return response;

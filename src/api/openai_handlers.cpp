@@ -35,17 +35,35 @@ std::string next_id(const char* prefix) {
 
 }  // namespace
 
+namespace {
+
+json::object model_object(const engine::ModelCard& card) {
+  return {{"id", card.id},
+          {"object", "model"},
+          {"created", 0},
+          {"owned_by", card.owned_by},
+          {"description", card.description},
+          {"context_length", card.context_length},
+          {"meaningless_text", card.meaningless_text}};
+}
+
+}  // namespace
+
 http::Response list_models(Services& services, http::Request&) {
-  const auto& card = services.engine->model();
-  json::object model{{"id", card.id},
-                     {"object", "model"},
-                     {"created", 0},
-                     {"owned_by", card.owned_by},
-                     {"description", card.description},
-                     {"context_length", card.context_length},
-                     {"meaningless_text", card.meaningless_text}};
+  const json::object model = model_object(services.engine->model());
   return http::Response::json(
       200, json::serialize(json::object{{"object", "list"}, {"data", json::array{model}}}));
+}
+
+http::Response retrieve_model(Services& services, http::Request& request) {
+  const auto& card = services.engine->model();
+  if (request.param("model") != card.id) {
+    return error_response(Error{ErrorCode::kNotFound,
+                                "no model '" + std::string(request.param("model")) +
+                                    "' here; GET /v1/models lists the one this server serves",
+                                "model", 0});
+  }
+  return http::Response::json(200, json::serialize(model_object(card)));
 }
 
 namespace {

@@ -7,6 +7,8 @@
 namespace supportd::api {
 
 http::Response list_models(Services& services, http::Request& request);
+// GET /v1/models/{model}: the model object, or 404 model_not_found.
+http::Response retrieve_model(Services& services, http::Request& request);
 // `chat`: /v1/chat/completions, else /v1/completions.
 http::Response create_completion(Services& services, http::Request& request, bool chat);
 http::Response health(Services& services, http::Request& request);

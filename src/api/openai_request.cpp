@@ -113,9 +113,11 @@ std::vector<engine::ChatMessage> messages(const json::object& body) {
       bad(param + ".role", param + ".role must be a string");
     const std::string r(role->as_string());
     if (r != "system" && r != "user" && r != "assistant" && r != "developer" && r != "tool") {
-      bad(param + ".role", "unknown role '" + r + "' (use system, user or assistant)");
+      bad(param + ".role",
+          "unknown role '" + r + "' (use system, developer, user, assistant or tool)");
     }
     const auto* content = m->if_contains("content");
+    if (content != nullptr && content->is_null()) content = nullptr;
     if (content == nullptr && r != "assistant")
       bad(param + ".content", param + ".content is required");
     out.push_back({r == "developer" ? "system" : r,

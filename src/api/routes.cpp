@@ -37,6 +37,7 @@ http::Router make_router(Services& s) {
   own("GET", "/ready", bind(ready));
   // OpenAI-compatible API.
   open("GET", "/v1/models", list_models);
+  open("GET", "/v1/models/{model}", retrieve_model);
   open("POST", "/v1/chat/completions",
        [](Services& s, http::Request& r) { return create_completion(s, r, true); });
   open("POST", "/v1/completions",

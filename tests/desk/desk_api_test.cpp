@@ -242,6 +242,11 @@ TEST_F(DeskApi, BadInputGetsClearErrorsAndHarmsNoOtherConversation) {
   EXPECT_EQ(nul.status, 400) << nul.body;
   EXPECT_EQ(error_code(nul), "invalid_argument");
   EXPECT_EQ(server().get("/v1/sessions/" + forged + "/messages").status, 404);
+  for (const json::value& stream : {json::value(1), json::value("yes")}) {
+    const auto r =
+        server().post("/v1/answer", json::object{{"question", "refund"}, {"stream", stream}});
+    EXPECT_EQ(r.status, 400) << r.body;
+  }
   for (const char* query : {"limit=-1", "limit=1e3", "limit=1.5", "limit=0", "limit=1001",
                             "limit=", "limit=2%00", "before=-5", "before=x", "limit=+3"}) {
     const auto r = server().get("/v1/sessions/" + good + "/messages?" + query);

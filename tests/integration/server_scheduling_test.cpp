@@ -108,7 +108,13 @@ TEST_F(SchedulingServer, KeysAreRequiredAndChecked) {
   const auto wrong = post("nope", body(2, false));
   EXPECT_EQ(wrong.status, 401);
   EXPECT_EQ(error_code(wrong), "invalid_api_key");
+  EXPECT_EQ(wrong.header("www-authenticate"), "Bearer realm=\"supportd\"");
   EXPECT_EQ(post("key-vip", body(2, false)).status, 200);
+  // The scheme's name is case-insensitive (RFC 9110 11.1).
+  EXPECT_EQ(http_request(server_->port(), "POST", "/v1/chat/completions", body(2, false),
+                         {{"Authorization", "bearer key-vip"}})
+                .status,
+            200);
 }
 
 TEST_F(SchedulingServer, RateLimitsAnswer429WithRetryAfter) {

@@ -104,6 +104,11 @@ TEST_F(ServerTest, ProbesAndModelList) {
   const auto& model = listing.at("data").as_array().at(0);
   EXPECT_EQ(model.at("id").as_string(), engine_->model().id);
   EXPECT_EQ(model.at("meaningless_text"), json::value(true));
+  // One model by id, as the openai client's models.retrieve() asks for it.
+  const auto one = http_request(port(), "GET", "/v1/models/" + engine_->model().id);
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(json::parse(one.body), model);
+  expect_error(http_request(port(), "GET", "/v1/models/gpt-4o"), 404, "model_not_found");
 }
 
 TEST_F(ServerTest, HeadAnswersLikeGetWithoutTheBody) {

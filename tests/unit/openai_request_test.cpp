@@ -49,6 +49,7 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{R"({"messages": []})", true, "messages"}, Bad{R"({})", true, "messages"},
         Bad{R"({"messages": [{"role": "wizard", "content": "x"}]})", true, "messages[0].role"},
         Bad{R"({"messages": [{"role": "user", "content": 5}]})", true, "messages[0].content"},
+        Bad{R"({"messages": [{"role": "user", "content": null}]})", true, "messages[0].content"},
         Bad{R"({"messages": [{"role": "user", "content": "x"}], "temperature": "hot"})", true,
             "temperature"},
         Bad{R"({"messages": [{"role": "user", "content": "x"}], "temperature": 9})", true,
