@@ -284,7 +284,9 @@ http::Response reload_knowledge(Services& services, http::Request& request) {
   if (!call) return error_response(call.error());
   auto reloaded = call->desk->reload_knowledge();
   if (!reloaded) return error_response(reloaded.error());
-  return http::Response::json(200, json::serialize(json::object{{"reloaded", *reloaded}}));
+  return http::Response::json(
+      200, json::serialize(json::object{{"reloaded", *reloaded},
+                                        {"version", call->desk->knowledge_version()}}));
 }
 
 }  // namespace supportd::api

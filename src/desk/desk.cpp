@@ -277,6 +277,10 @@ Result<store::Conversation> Desk::release(const std::string& tenant, const std::
                         agent + " handed the conversation back to the assistant");
 }
 
+std::string Desk::knowledge_version() const {
+  return knowledge_.current()->version();
+}
+
 Result<bool> Desk::reload_knowledge() {
   auto reloaded = knowledge_.reload();
   if (reloaded && *reloaded) semantic_cache_.clear();

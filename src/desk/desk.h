@@ -106,6 +106,8 @@ class Desk {
 
   // --- operations ---
   Result<bool> reload_knowledge();
+  // The version of the knowledge base answering now ("g<generation>-<content hash>").
+  std::string knowledge_version() const;
   // The waiting list as the agents' socket message ({"type": "waiting", ...}).
   std::string waiting_message(const std::string& tenant);
   ConversationHub& hub() { return hub_; }

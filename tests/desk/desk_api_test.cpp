@@ -213,6 +213,14 @@ TEST_F(DeskApi, OneShotAnswersUseTheFaqFastPath) {
   EXPECT_EQ(answer.at("seq_id"), json::value(0));
 }
 
+TEST_F(DeskApi, AReloadWithNothingNewSaysSoAndNamesTheVersionServing) {
+  const auto r = server().post("/v1/admin/kb/reload", json::object{});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json::value body = parse(r);
+  EXPECT_EQ(body.at("reloaded"), json::value(false));
+  EXPECT_TRUE(body.at("version").as_string().starts_with("g")) << r.body;
+}
+
 TEST_F(DeskApi, BadInputGetsClearErrorsAndHarmsNoOtherConversation) {
   const std::string good = server().new_session();
   const std::string forged = good.substr(0, good.size() - 4) + "AAAA";
