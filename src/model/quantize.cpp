@@ -1,12 +1,15 @@
 #include "model/quantize.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
 #include "engine/llama/model.h"
 #include "gguf.h"
 #include "llama.h"
+#include "model/temp_file.h"
 
 namespace supportd::model {
 
@@ -40,15 +43,31 @@ Status quantize(const std::string& in, const std::string& out, const std::string
                        in + " is not a readable GGUF file: " + engine::llama::last_llama_error());
   }
   gguf_free(gguf);
+  namespace fs = std::filesystem;
+  if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) {
+    return Error::invalid("the output " + out + " is the input file: name another output", "out");
+  }
+  if (fs::is_directory(out, ec)) return Error::invalid("the output " + out + " is a directory");
+  const fs::path directory = fs::absolute(out, ec).parent_path();
+  if (!fs::is_directory(directory, ec)) {
+    return Error::make(ErrorCode::kNotFound,
+                       "cannot write " + out + ": no directory " + directory.string());
+  }
+  // Written beside the output and renamed onto it: an existing output survives a failure and
+  // nobody sees a half-written file.
+  TempFile partial(directory.string(), "quantize");
+  if (!partial.ok()) {
+    return Error::make(ErrorCode::kIo, "cannot write " + out + ": cannot create a file in " +
+                                           directory.string() + ": " + std::strerror(errno));
+  }
   llama_model_quantize_params params = llama_model_quantize_default_params();
   params.ftype = static_cast<llama_ftype>(*ftype);
   params.nthread = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (llama_model_quantize(in.c_str(), out.c_str(), &params) != 0) {
-    std::filesystem::remove(out, ec);
+  if (llama_model_quantize(in.c_str(), partial.path().c_str(), &params) != 0) {
     return Error::make(ErrorCode::kCorrupt,
                        "cannot quantize " + in + ": " + engine::llama::last_llama_error());
   }
-  return {};
+  return partial.commit(out);
 }
 
 }  // namespace supportd::model

@@ -17,6 +17,7 @@
 #include "gguf.h"
 #include "llama.h"
 #include "model/quantize.h"
+#include "model/temp_file.h"
 #include "model/vocabularies.h"
 
 namespace supportd::model {
@@ -59,21 +60,6 @@ struct GgmlDeleter {
 };
 using GgufPtr = std::unique_ptr<gguf_context, GgufDeleter>;
 using GgmlPtr = std::unique_ptr<ggml_context, GgmlDeleter>;
-
-// A temporary file removed on destruction.
-class TempFile {
- public:
-  explicit TempFile(const std::string& directory) {
-    path_ = (std::filesystem::path(directory) / ".supportd-synth-XXXXXX").string();
-    const int fd = mkstemp(path_.data());
-    if (fd >= 0) close(fd);
-  }
-  ~TempFile() { std::remove(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Tokens that must never be sampled: control, byte-fallback, unused and unknown tokens, and
 // those whose text is not whole UTF-8 on its own.
@@ -252,7 +238,7 @@ Result<SynthReport> synthesize(const SynthOptions& options) {
 
   const auto blob = embedded_vocabulary(preset->vocabulary);
   const std::string directory = std::filesystem::absolute(options.out).parent_path().string();
-  TempFile vocab(directory);
+  TempFile vocab(directory, "synth");
   {
     FILE* f = std::fopen(vocab.path().c_str(), "wb");
     if (f == nullptr || std::fwrite(blob.data(), 1, blob.size(), f) != blob.size()) {
@@ -264,7 +250,7 @@ Result<SynthReport> synthesize(const SynthOptions& options) {
 
   SynthReport report;
   const bool direct = options.type == "f16";
-  TempFile f16(directory);
+  TempFile f16(directory, "synth");
   const std::string f16_path = direct ? options.out : f16.path();
   if (Status s = write_f16(*preset, vocab.path(), f16_path, options.seed, options.progress,
                            options.shape_output, &report);
