@@ -1,8 +1,13 @@
 #include "app/serve_config.h"
 
+#include <arpa/inet.h>
+
 #include <set>
+#include <thread>
+#include <utility>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
 
@@ -16,7 +21,9 @@ bool assign(const toml::node& node, T& out) {
   if constexpr (std::is_same_v<T, bool>) {
     if (auto v = node.value<bool>()) return out = *v, true;
   } else if constexpr (std::is_integral_v<T>) {
-    if (auto v = node.value<std::int64_t>()) return out = static_cast<T>(*v), true;
+    // A value the setting's type cannot hold is refused, not wrapped (port = 99999).
+    if (auto v = node.value<std::int64_t>(); v && std::in_range<T>(*v))
+      return out = static_cast<T>(*v), true;
   } else if constexpr (std::is_floating_point_v<T>) {
     if (auto v = node.value<double>()) return out = static_cast<T>(*v), true;
   } else {
@@ -41,6 +48,20 @@ Status choose(const std::string& value, const char* flag,
     ++listed;
   }
   return Error::invalid(fmt::format("{} must be {}", flag, names));
+}
+
+// A listen address that looks numeric must be an IPv4 or IPv6 address (checked before the
+// model loads, not when binding after it); names are left to the resolver.
+Status check_host(const std::string& host) {
+  if (host.empty()) return Error::invalid("--host must not be empty (0.0.0.0: every address)");
+  const bool numeric = host.find(':') != std::string::npos ||
+                       host.find_first_not_of("0123456789.") == std::string::npos;
+  if (!numeric) return {};
+  in_addr v4{};
+  in6_addr v6{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1 || inet_pton(AF_INET6, host.c_str(), &v6) == 1)
+    return {};
+  return Error::invalid("--host " + host + " is not an IP address");
 }
 
 void collect_keys(const toml::table& table, const std::string& prefix,
@@ -143,7 +164,7 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
                "TOML config file; its keys are <section>.<flag> (e.g. [engine] threads = 2); "
                "flags win over it")
       ->check(CLI::ExistingFile);
-  bind("log", "log-level", cfg.log_level, "trace, debug, info, warn, error");
+  bind("log", "log-level", cfg.log_level, "trace, debug, info, warn, error or off");
 
   auto& e = cfg.engine;
   bind("engine", "model", e.model_path,
@@ -227,7 +248,9 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
        "Knowledge base directory (from `supportd kb import`); default: the built-in demo");
   bind("desk", "encoder", d.encoder,
        "Sentence encoder weights (default: the one setup installed; \"off\" to disable)");
-  bind("desk", "redis", d.redis, "Redis host:port for sessions and the shared answer cache");
+  bind("desk", "redis", d.redis,
+       "Redis host:port: the answer cache shared by every server (and, with --postgres, the "
+       "sessions)");
   bind("desk", "postgres", d.postgres, "PostgreSQL URI for transcripts (needs --redis)");
   bind("desk", "session-secret", d.session_secret,
        "HMAC secret for session ids (default: generated in the data dir)");
@@ -274,8 +297,8 @@ Status ServeFlags::finish() {
       }
       if (command_.count(it->flag) > 0) continue;  // the flag wins
       if (!it->set_from_toml(node)) {
-        return Error::invalid(
-            fmt::format("{}:{}: '{}' has the wrong type", config_.config_file, line, key));
+        return Error::invalid(fmt::format("{}:{}: '{}' has the wrong type or is out of range",
+                                          config_.config_file, line, key));
       }
     }
   }
@@ -285,10 +308,51 @@ Status ServeFlags::finish() {
   if (e.context_cells < 256) return Error::invalid("--ctx-size must be at least 256");
   if (e.step_tokens < 16) return Error::invalid("--step-tokens must be at least 16");
   if (e.threads < 0) return Error::invalid("--threads must not be negative");
-  if (config_.http.threads < 1) return Error::invalid("--http-threads must be at least 1");
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (e.threads > 2 * cores) {
+    return Error::invalid(fmt::format(
+        "--threads {} is more than twice the {} hardware threads here (0 lets supportd choose)",
+        e.threads, cores));
+  }
+  if (config_.http.threads < 1 || config_.http.threads > 64)
+    return Error::invalid("--http-threads must be between 1 and 64");
   if (config_.http.body_limit < 1024) return Error::invalid("--body-limit must be at least 1024");
+  if (config_.http.header_limit < 1024)
+    return Error::invalid("--header-limit must be at least 1024");
+  if (config_.http.max_connections < 1)
+    return Error::invalid("--max-connections must be at least 1");
+  for (const auto& [flag, seconds] : {std::pair{"--idle-timeout", config_.idle_timeout_s},
+                                      {"--read-timeout", config_.read_timeout_s},
+                                      {"--write-timeout", config_.write_timeout_s},
+                                      {"--upstream-timeout", config_.upstream.timeout_s}}) {
+    if (seconds < 1) return Error::invalid(fmt::format("{} must be at least 1 (seconds)", flag));
+  }
+  for (const auto& [flag, value] : {std::pair{"--shutdown-grace", config_.shutdown_grace_s},
+                                    {"--queue-limit-high", config_.queue_limit_high},
+                                    {"--queue-limit-normal", config_.queue_limit_normal},
+                                    {"--queue-limit-low", config_.queue_limit_low},
+                                    {"--aging-ms", config_.aging_ms},
+                                    {"--batch-window-ms", config_.batch_window_ms},
+                                    {"--early-release-count", config_.early_release_count},
+                                    {"--early-release-ms", config_.early_release_ms},
+                                    {"--kb-watch-ms", config_.desk.kb_watch_ms},
+                                    {"--prefix-cache-entries", e.prefix_cache_entries},
+                                    {"--prefix-cache-cells", e.prefix_cache_cells}}) {
+    if (value < 0) return Error::invalid(fmt::format("{} must not be negative", flag));
+  }
+  if (config_.batch_max < 1) return Error::invalid("--batch-max must be at least 1");
+  if (config_.desk.workers < 1 || config_.desk.workers > 64)
+    return Error::invalid("--desk-workers must be between 1 and 64");
   if (config_.desk.answer_max_tokens < 1)
     return Error::invalid("--answer-max-tokens must be at least 1");
+  if (e.default_max_tokens < 1) return Error::invalid("--max-tokens-default must be at least 1");
+  if (Status host = check_host(config_.http.host); !host) return host;
+  if (command_.count("--data-dir") > 0 && config_.desk.data_dir.empty())
+    return Error::invalid("--data-dir must name a directory (leave it out for the default)");
+  if (spdlog::level::from_str(config_.log_level) == spdlog::level::off &&
+      config_.log_level != "off") {
+    return Error::invalid("--log-level must be trace, debug, info, warn, error or off");
+  }
   if (!e.model_path.empty() && !config_.upstream.url.empty()) {
     return Error::invalid("give either --model or --upstream, not both");
   }

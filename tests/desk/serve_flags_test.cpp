@@ -11,6 +11,7 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -230,6 +231,60 @@ TEST(DeskServeFlags, AKeysTenantThatCannotNameConversationsIsRefusedAtStart) {
   EXPECT_NE(why.find(config.path() + ":5: api_keys.tenant 'sh.op': tenant may contain only"),
             std::string::npos)
       << why;
+}
+
+TEST(DeskServeFlags, ValuesThatWouldStopTheServerFromWorkingAreRefusedByName) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--idle-timeout", "0"}, "--idle-timeout must be at least 1"},
+      {{"--read-timeout", "-1"}, "--read-timeout must be at least 1"},
+      {{"--max-connections", "0"}, "--max-connections must be at least 1"},
+      {{"--desk-workers", "0"}, "--desk-workers must be between 1 and 64"},
+      {{"--queue-limit-low", "-1"}, "--queue-limit-low must not be negative"},
+      {{"--shutdown-grace", "-1"}, "--shutdown-grace must not be negative"},
+      {{"--threads", "1000"}, "--threads 1000 is more than twice"},
+      {{"--host", "999.1.1.1"}, "--host 999.1.1.1 is not an IP address"},
+  };
+  for (const auto& [extra, message] : cases) {
+    std::vector<std::string> flags = common_flags();
+    flags.insert(flags.end(), extra.begin(), extra.end());
+    const std::string why = refusal(flags);
+    EXPECT_NE(why.find(message), std::string::npos) << extra.front() << ": " << why;
+  }
+}
+
+TEST(DeskServeFlags, AConfigValueItsSettingCannotHoldIsRefusedNotWrapped) {
+  // An int setting given more than an int, a byte count given a negative number.
+  for (const std::string setting : {"http-threads = 4294967297", "body-limit = -5"}) {
+    const ConfigFile config("[http]\n" + setting + "\n");
+    const std::string key = "'http." + setting.substr(0, setting.find(' ')) + "'";
+    const std::string why = refusal(with(common_flags(), "--config", config.path()));
+    EXPECT_NE(why.find(config.path() + ":2: " + key + " has the wrong type or is out of range"),
+              std::string::npos)
+        << why;
+  }
+}
+
+// `supportd serve ARGS` run to its end: its exit status and everything it printed.
+std::pair<int, std::string> serve_refusal(const std::string& arguments) {
+  const std::string command = std::string(SUPPORTD_BINARY) + " serve " + arguments + " 2>&1";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  std::string output;
+  char chunk[4096];
+  while (pipe != nullptr && std::fgets(chunk, sizeof(chunk), pipe) != nullptr)
+    output += chunk;
+  const int status = pipe != nullptr ? ::pclose(pipe) : -1;
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(DeskServeFlags, AnUnknownLogLevelOrAnEmptyDataDirIsRefusedBeforeAnythingStarts) {
+  const auto [level_status, level] = serve_refusal("--log-level bogus");
+  EXPECT_EQ(level_status, 2) << level;
+  EXPECT_NE(level.find("--log-level must be trace, debug, info, warn, error or off"),
+            std::string::npos)
+      << level;
+  const auto [directory_status, directory] = serve_refusal("--data-dir ''");
+  EXPECT_EQ(directory_status, 2) << directory;
+  EXPECT_NE(directory.find("--data-dir must name a directory"), std::string::npos) << directory;
 }
 
 TEST(DeskServeFlags, AKeyGivenTwiceIsRefusedAtStart) {
