@@ -31,6 +31,19 @@ void raise_file_limit() {
   }
 }
 
+// True when SIGINT or SIGTERM arrived while starting (they are blocked until sigwait, so they
+// wait as pending): loading, importing and warming up can take seconds, and a stop request
+// must not wait for all of them.
+bool stop_requested(const sigset_t& signals) {
+  sigset_t pending;
+  sigemptyset(&pending);
+  if (sigpending(&pending) != 0) return false;
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    if (sigismember(&signals, signal_number) && sigismember(&pending, signal_number)) return true;
+  }
+  return false;
+}
+
 Result<std::unique_ptr<engine::Engine>> make_engine(ServeConfig& config) {
   if (!config.upstream.url.empty()) {
     engine::upstream::UpstreamOptions o{config.upstream.url, config.upstream.model,
@@ -75,6 +88,11 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
     fmt::print(stderr, "error: {}\n", engine.error().message);
     return 1;
   }
+  if (stop_requested(signals)) {
+    spdlog::info("stopped while starting");
+    (*engine)->shutdown();
+    return 0;
+  }
   api::Access access(config.api_keys);
   obs::Registry registry;
   api::ServingMetrics metrics(registry, **engine);
@@ -83,6 +101,12 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
     fmt::print(stderr, "error: {}\n", desk.error().message);
     (*engine)->shutdown();
     return 1;
+  }
+  if (stop_requested(signals)) {
+    spdlog::info("stopped while starting");
+    desk->reset();
+    (*engine)->shutdown();
+    return 0;
   }
   api::Services services{engine->get(), &access, &metrics, (*desk)->desk.get()};
   services.warnings = (*desk)->warnings;

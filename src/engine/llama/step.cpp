@@ -172,9 +172,18 @@ void LlamaEngine::Loop::warm_up() {
   const int prompt =
       std::max(1, std::min<int>(static_cast<int>(sample.size()), capacity / sequences));
   bool ok = true;
+  // A server stopped while starting does not warm up first: each call can take seconds.
+  const auto stopping = [this] {
+    std::lock_guard lock(inbox_mutex_);
+    return stop_requested_;
+  };
   for (int round = 0; ok && round < 2; ++round) {
     const bool timed = round == 1;
     const auto timed_decode = [&] {
+      if (stopping()) {
+        ok = false;
+        return;
+      }
       const auto call_started = Clock::now();
       ok = llama_decode(context_, batch_) == 0;
       const double ms =
@@ -201,7 +210,7 @@ void LlamaEngine::Loop::warm_up() {
   spdlog::info(
       "engine: warm-up {} ({} sequences x {} tokens, {:.0f} ms; a step of {} tokens "
       "{:.1f} ms, of {} tokens {:.1f} ms)",
-      ok ? "done" : "FAILED", sequences, prompt,
+      ok ? "done" : (stopping() ? "stopped" : "FAILED"), sequences, prompt,
       std::chrono::duration<double, std::milli>(Clock::now() - started).count(), sequences * prompt,
       step_time_.predict(sequences * prompt), sequences, step_time_.predict(sequences));
 }
