@@ -128,6 +128,12 @@ Result<std::vector<std::optional<CachedAnswer>>> RedisAnswerCache::get_many(
   return answers;
 }
 
+Status RedisAnswerCache::ping() {
+  auto reply = redis_.command({"PING"});
+  if (!reply) return reply.error();  // names the address and why
+  return {};
+}
+
 Status RedisAnswerCache::put(const std::string& key, const CachedAnswer& answer,
                              std::chrono::milliseconds ttl) {
   if (!is_valid_utf8(answer.text)) return Error::invalid("the answer is not valid UTF-8", "text");

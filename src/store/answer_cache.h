@@ -58,6 +58,8 @@ class RedisAnswerCache {
     std::int64_t errors = 0;  // Redis unreachable or timed out
   };
   Stats stats() const;
+  // One round trip (PING): unavailable, naming the address and why, when Redis does not answer.
+  Status ping();
 
  private:
   RedisClient redis_;

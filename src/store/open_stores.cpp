@@ -72,7 +72,15 @@ Result<Stores> open_stores(const StoreConfig& config) {
   stores.sessions = std::move(*sessions);
   stores.answers_l1 = std::make_unique<AnswerLru>(
       std::max<std::size_t>(1, config.answer_l1_entries), config.answer_l1_ttl);
-  if (redis) stores.answers_l2 = std::make_unique<RedisAnswerCache>(*redis, config.answer_ttl);
+  if (redis) {
+    stores.answers_l2 = std::make_unique<RedisAnswerCache>(*redis, config.answer_ttl);
+    // A cache may be down (answers are generated instead), but an operator who named one
+    // should hear at once that it does not answer, not find out from a hit ratio of zero.
+    if (Status reached = stores.answers_l2->ping(); !reached) {
+      spdlog::warn("store: {}; the shared answer cache stays off until it does",
+                   reached.error().message);
+    }
+  }
   Result<std::unique_ptr<AnswerAccessLog>> log =
       AnswerAccessLog::open({config.data_dir / "answer-access.log"});
   if (!log) return log.error();
