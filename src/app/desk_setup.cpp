@@ -76,6 +76,10 @@ Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::
     auto opened_encoder = kb::open_sentence_encoder(path);
     if (opened_encoder) {
       embedder = std::move(opened_encoder).value();
+    } else if (!config.encoder.empty()) {
+      // Named by the operator: serving without it would hide a wrong path.
+      return Error::make(opened_encoder.error().code,
+                         "--encoder " + config.encoder + ": " + opened_encoder.error().message);
     } else {
       parts->warnings.push_back(opened_encoder.error().message +
                                 "; the desk uses lexical search only");

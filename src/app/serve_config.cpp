@@ -247,7 +247,8 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
   bind("desk", "kb", d.kb_dir,
        "Knowledge base directory (from `supportd kb import`); default: the built-in demo");
   bind("desk", "encoder", d.encoder,
-       "Sentence encoder weights (default: the one setup installed; \"off\" to disable)");
+       "Sentence encoder weights (default: the one setup installed, else lexical search only; "
+       "a file named here must load; \"off\" to disable)");
   bind("desk", "redis", d.redis,
        "Redis host:port: the answer cache shared by every server (and, with --postgres, the "
        "sessions)");

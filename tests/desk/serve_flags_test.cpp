@@ -252,6 +252,12 @@ TEST(DeskServeFlags, ValuesThatWouldStopTheServerFromWorkingAreRefusedByName) {
   }
 }
 
+TEST(DeskServeFlags, ASentenceEncoderNamedButMissingIsRefusedNotSkipped) {
+  const std::string why =
+      refusal({"--model", testing::synthesized_model(), "--encoder", "/nonexistent/encoder.bin"});
+  EXPECT_NE(why.find("--encoder /nonexistent/encoder.bin: "), std::string::npos) << why;
+}
+
 TEST(DeskServeFlags, AConfigValueItsSettingCannotHoldIsRefusedNotWrapped) {
   // An int setting given more than an int, a byte count given a negative number.
   for (const std::string setting : {"http-threads = 4294967297", "body-limit = -5"}) {
