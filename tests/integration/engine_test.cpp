@@ -205,6 +205,19 @@ TEST_P(EngineLayouts, LongPromptsArrivingAmongDecodersChangeNoOnesTokens) {
   }
 }
 
+TEST(Engine, ReportsItsCacheAndThreadsBeforeAnyRequest) {
+  auto engine = make_engine(2);
+  EngineStats stats = engine->stats();
+  // The engine thread publishes once it runs; no request is needed for that.
+  for (int i = 0; i < 500 && stats.kv_cells_total == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stats = engine->stats();
+  }
+  EXPECT_GE(stats.kv_cells_total, 16384);
+  EXPECT_GE(stats.threads, 1);
+  EXPECT_EQ(stats.steps, 0);
+}
+
 TEST(Engine, CancellingARunningRequestFreesItsCells) {
   auto engine = make_engine(2);
   auto sink = std::make_shared<CollectSink>();

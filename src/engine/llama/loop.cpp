@@ -44,6 +44,7 @@ LlamaEngine::Loop::Loop(LlamaEngine& engine, llama_context* context, ggml_thread
   std::reverse(free_seq_ids_.begin(), free_seq_ids_.end());
   batch_ = llama_batch_init(std::max(options_.step_tokens, options_.parallel), 0, 1);
   counters_.kv_cells_total = static_cast<std::int64_t>(llama_n_ctx(context));
+  counters_.threads = threads_;
 }
 
 LlamaEngine::Loop::~Loop() {
@@ -96,6 +97,7 @@ EngineStats LlamaEngine::Loop::stats() const {
 }
 
 void LlamaEngine::Loop::run() {
+  publish_stats();       // the cache's size and the threads are known before any request
   bool stepped = false;  // since last_admission_
   for (;;) {
     // Sleep only when nothing runs and nothing waits; a waiting batch window needs a wake-up.
