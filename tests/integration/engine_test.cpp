@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <random>
+#include <thread>
 
 #include "collect_sink.h"
 #include "core/utf8.h"
