@@ -1,10 +1,15 @@
 // supportd: one binary for serving, benchmarking and managing models.
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "app/commands.h"
 
 int main(int argc, char** argv) {
+  // Logs (and llama.cpp's messages, routed through them) are diagnostics: stderr, so what a
+  // command prints on stdout (model info --json, kb search, bench reports) stays its output.
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   CLI::App app{"supportd: LLM customer-service serving system"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "supportd 0.1.0");

@@ -1,5 +1,6 @@
 #include "model/info.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -36,6 +37,9 @@ std::int64_t int_value(const gguf_context* g, const std::string& key) {
 Result<ModelInfo> read_model_info(const std::string& path) {
   engine::llama::install_llama_log();
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Error::invalid(path + " is a directory, not a GGUF model file");
+  }
   if (!std::filesystem::is_regular_file(path, ec)) {
     return Error::make(ErrorCode::kNotFound, "model file not found: " + path);
   }
@@ -55,6 +59,19 @@ Result<ModelInfo> read_model_info(const std::string& path) {
   ModelInfo info;
   info.path = path;
   info.bytes = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
+  // The header can be whole while the weights are cut off (an interrupted copy).
+  std::uint64_t needed = gguf_get_data_offset(g);
+  for (std::int64_t t = 0; t < gguf_get_n_tensors(g); ++t) {
+    needed =
+        std::max<std::uint64_t>(needed, gguf_get_data_offset(g) + gguf_get_tensor_offset(g, t) +
+                                            gguf_get_tensor_size(g, t));
+  }
+  if (static_cast<std::uint64_t>(info.bytes) < needed) {
+    gguf_free(g);
+    return Error::make(ErrorCode::kCorrupt, path + " is truncated: its tensors need " +
+                                                std::to_string(needed) + " bytes, the file has " +
+                                                std::to_string(info.bytes));
+  }
   info.architecture = string_value(g, "general.architecture");
   info.name = string_value(g, "general.name");
   const std::string& a = info.architecture;
