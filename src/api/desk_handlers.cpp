@@ -8,6 +8,7 @@
 #include "api/access.h"
 #include "api/desk_answers.h"
 #include "api/errors.h"
+#include "api/json_body.h"
 #include "core/utf8.h"
 #include "desk/desk.h"
 #include "http/reply_stream.h"
@@ -28,13 +29,7 @@ Result<std::string> tenant_of(Services& services, const http::Request& request) 
 
 // The body as a JSON object ({} when empty), or an error naming what is wrong.
 Result<json::object> body_object(const http::Request& request) {
-  if (request.body.find_first_not_of(" \t\r\n") == std::string::npos) return json::object{};
-  if (!is_valid_utf8(request.body)) return Error::invalid("request body is not valid UTF-8");
-  boost::system::error_code ec;
-  json::value v = json::parse(request.body, ec);
-  if (ec) return Error::invalid("request body is not valid JSON: " + ec.message());
-  if (!v.is_object()) return Error::invalid("request body must be a JSON object");
-  return std::move(v.as_object());
+  return parse_json_object(request.body, true);
 }
 
 // A query parameter that must be a whole number in [min, max] written in plain digits;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
+#include "api/json_body.h"
 #include "core/utf8.h"
 
 namespace supportd::api {
@@ -157,14 +158,9 @@ void reject_unsupported(const json::object& body) {
 }  // namespace
 
 Result<CompletionCall> parse_completion_call(std::string_view text, bool chat) {
-  if (const std::size_t at = first_invalid_utf8(text); at != text.size()) {
-    return Error::invalid(fmt::format("request body is not valid UTF-8 (byte {})", at));
-  }
-  boost::system::error_code ec;
-  json::value parsed = json::parse(text, ec);
-  if (ec) return Error::invalid("request body is not valid JSON: " + ec.message());
-  if (!parsed.is_object()) return Error::invalid("request body must be a JSON object");
-  const json::object& body = parsed.as_object();
+  auto parsed = parse_json_object(text, false);
+  if (!parsed) return parsed.error();
+  const json::object& body = *parsed;
 
   CompletionCall call;
   engine::GenerationRequest& r = call.request;
