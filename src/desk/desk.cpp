@@ -34,6 +34,7 @@ Desk::Desk(DeskOptions options, engine::Engine& engine, kb::LiveKnowledgeBase& k
             return calibration ? calibration->threshold : 1.01;  // never hits without a calibration
           }(),
           options_.semantic_cache_entries),
+      conversations_(options_.max_waiting_per_conversation),
       workers_("desk", options_.worker_threads, options_.max_queued_turns) {}
 
 Desk::~Desk() = default;
@@ -136,6 +137,8 @@ std::optional<Desk::Refusal> Desk::check_text(const std::string& text) const {
     return Refusal{400, "invalid_argument", "the message is not valid UTF-8"};
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     return Refusal{400, "invalid_argument", "the message is empty"};
+  if (text.find('\0') != std::string::npos)
+    return Refusal{400, "invalid_argument", "the message contains a NUL character"};
   if (text.size() > options_.max_question_bytes) {
     return Refusal{400, "message_too_long",
                    fmt::format("the message has {} bytes; at most {} are accepted", text.size(),

@@ -20,6 +20,7 @@
 #include "core/worker_pool.h"
 #include "desk/answer.h"
 #include "desk/conversation_hub.h"
+#include "desk/conversation_queue.h"
 #include "desk/desk_metrics.h"
 #include "desk/handoff_policy.h"
 #include "desk/prompt.h"
@@ -43,6 +44,8 @@ struct DeskOptions {
   int low_confidence_turns = 2;  // unconfident answers in a row before a person is called
   int worker_threads = 2;
   std::size_t max_queued_turns = 4096;
+  // Messages of one conversation waiting for the answer in progress (more get 429).
+  std::size_t max_waiting_per_conversation = 8;
   // false: never show generated text (when the model is synthesized, unless `serve
   // --show-synthesized-text` asks for it in a test or benchmark)
   bool generate = true;
@@ -150,6 +153,7 @@ class Desk {
   HandoffPolicy handoff_;
   ConversationHub hub_;
   kb::SemanticCache semantic_cache_;
+  ConversationQueue conversations_;
 
   std::mutex faq_mutex_;
   std::string faq_version_;  // guarded by faq_mutex_

@@ -435,11 +435,57 @@ void Desk::Turn::finish_generation(const engine::Completion& completion) {
   sink_->on_done(answer_);
 }
 
+namespace {
+
+// Forwards a turn's answer, then calls `ended` once its last event (done or error) went out.
+class EndingSink final : public AnswerSink {
+ public:
+  EndingSink(std::shared_ptr<AnswerSink> inner, std::function<void()> ended)
+      : inner_(std::move(inner)), ended_(std::move(ended)) {}
+  void on_citations(const std::vector<Citation>& citations) override {
+    inner_->on_citations(citations);
+  }
+  void on_token(std::string_view text) override { inner_->on_token(text); }
+  void on_notice(std::string_view text, std::string_view kind) override {
+    inner_->on_notice(text, kind);
+  }
+  void on_done(const Answer& answer) override {
+    inner_->on_done(answer);
+    ended_();
+  }
+  void on_error(int http_status, std::string_view code, std::string_view message) override {
+    inner_->on_error(http_status, code, message);
+    ended_();
+  }
+
+ private:
+  const std::shared_ptr<AnswerSink> inner_;
+  const std::function<void()> ended_;
+};
+
+}  // namespace
+
 void Desk::ask(const std::string& tenant, const std::string& session, std::string text,
                std::shared_ptr<AnswerSink> sink) {
-  auto turn = std::make_shared<Turn>(*this, tenant, session, std::move(text), sink);
-  if (!workers_.post([turn] { turn->run(); })) {
-    sink->on_error(503, "overloaded", "the desk is busy; try again in a moment");
+  if (session.empty()) {  // a one-shot question: nothing to keep in order
+    auto turn = std::make_shared<Turn>(*this, tenant, session, std::move(text), sink);
+    if (!workers_.post([turn] { turn->run(); }))
+      sink->on_error(503, "overloaded", "the desk is busy; try again in a moment");
+    return;
+  }
+  // A conversation's turns run in the order they arrived, one at a time.
+  auto ending =
+      std::make_shared<EndingSink>(sink, [this, session] { conversations_.leave(session); });
+  auto turn = std::make_shared<Turn>(*this, tenant, session, std::move(text), ending);
+  const bool entered = conversations_.enter(session, [this, turn, ending] {
+    if (!workers_.post([turn] { turn->run(); }))
+      ending->on_error(503, "overloaded", "the desk is busy; try again in a moment");
+  });
+  if (!entered) {
+    sink->on_error(429, "too_many_messages",
+                   fmt::format("{} messages of this conversation already wait for an answer; "
+                               "send the next one when they are answered",
+                               options_.max_waiting_per_conversation));
   }
 }
 

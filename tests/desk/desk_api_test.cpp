@@ -3,6 +3,9 @@
 // content rules hold, a person can be called and takes over, and bad input gets clear errors.
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 #include <boost/json.hpp>
 
 #include "desk_fixture.h"
@@ -89,6 +92,27 @@ TEST_F(DeskApi, StreamsEventsEndingWithDone) {
     if (v.at("type") == json::value("token")) streamed += v.at("text").as_string();
   }
   EXPECT_EQ(json::value(streamed), done.at("answer").at("text"));
+}
+
+// A customer typing faster than the answers come: each answer still follows its question.
+TEST_F(DeskApi, MessagesSentAtOnceAreAnsweredInTheOrderTheyArrived) {
+  const std::string session = server().new_session();
+  const std::vector<std::string> questions = {
+      "How do I return an item?",     "Where is my order?",  "Can I pay with PayPal?",
+      "How long does delivery take?", "Do you ship abroad?", "How do I reset my password?",
+      "Can I change my order?",       "Do you have a shop?"};
+  std::vector<std::thread> customers;
+  for (const std::string& question : questions)
+    customers.emplace_back([&session, question] { ask(session, question); });
+  for (auto& customer : customers)
+    customer.join();
+  const json::value listed = parse(server().get("/v1/sessions/" + session + "/messages"));
+  const auto& messages = listed.at("messages").as_array();
+  ASSERT_EQ(messages.size(), 2 * questions.size());
+  for (std::size_t i = 0; i < messages.size(); i += 2) {
+    EXPECT_EQ(messages[i].at("role"), json::value("user")) << i;
+    EXPECT_EQ(messages[i + 1].at("role"), json::value("assistant")) << i;
+  }
 }
 
 TEST_F(DeskApi, KeepsTheConversationAndTakesFeedback) {
