@@ -375,6 +375,8 @@
     starting: null,           // the promise of start()
     startFailed: false,
     retryTimer: null,
+    following: true,          // the log keeps to its end (until the customer scrolls up)
+    lastTop: 0,               // the log's scrollTop as last seen
   };
 
   function remember(session) {
@@ -387,13 +389,26 @@
     try { return localStorage.getItem(storageKey); } catch { return null; }
   }
 
+  // The log follows what is added while the customer is at its end. A scroll that moves up is
+  // theirs (what we add never moves it up): from then on it stays put until they are back at
+  // the end or send a message.
   function scrollDown() {
     log.scrollTop = log.scrollHeight;
+    state.lastTop = log.scrollTop;
+    state.following = true;
   }
+  function follow() {
+    if (state.following) scrollDown();
+  }
+  log.addEventListener('scroll', () => {
+    if (log.scrollHeight - log.scrollTop - log.clientHeight < 4) state.following = true;
+    else if (log.scrollTop < state.lastTop - 1) state.following = false;
+    state.lastTop = log.scrollTop;
+  });
   function add(node) {
-    const nearBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
     log.append(node);
-    if (nearBottom || node.classList.contains('user')) scrollDown();
+    if (node.classList.contains('user')) scrollDown();
+    else follow();
     return node;
   }
   function systemLine(text, isError = false) {
@@ -509,14 +524,13 @@
       if (node.text === '') node.bubble.textContent = '';
       node.text += event.text || '';
       node.bubble.textContent = node.text;
-      const nearBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 120;
-      if (nearBottom) scrollDown();
     } else if (event.type === 'notice') {
       node.append(el('div', { class: 'notice', text: event.text || '' }));
     } else if (event.type === 'done') {
       finishAnswer(node, event);
       return true;
     }
+    follow();
     return false;
   }
 
@@ -544,7 +558,7 @@
       noteUnread();
     }
     if (answer.handoff) setHandoff(answer.handoff, answer.agent);
-    scrollDown();
+    follow();
   }
 
   // ---------------------------------------------------------------- handoff and CSAT
@@ -944,7 +958,7 @@
     remember(null);
     Object.assign(state, { session: null, handoff: 'bot', agent: '', socketOpen: false,
                            failures: 0, lastSeq: 0, shown: new Set(), pending: null,
-                           starting: null });
+                           starting: null, following: true });
     log.replaceChildren();
     setHandoff('bot', undefined, false);
     await start().catch(() => {});

@@ -1,0 +1,139 @@
+// The chat widget when things do not go smoothly, in headless Chromium against a real supportd on
+// the demo knowledge base:
+// - an answer streaming into a long conversation stays in view, unless the customer scrolled up.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startSupportd, synthesizeModel } from './supportd.mjs';
+import { bounded, demoKnowledgeBase, launchBrowser, newPage, open, reload, screenshot } from './web_helpers.mjs';
+
+let server;
+let browser;
+let dataDir;
+
+before(async () => {
+  const model = await synthesizeModel('tiny');
+  dataDir = mkdtempSync(path.join(tmpdir(), 'supportd-web-widget-'));
+  server = await startSupportd(['--model', model, '--data-dir', dataDir, '--kb', demoKnowledgeBase()]);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+const sessionKey = () => `supportd.session:${server.url}`;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function post(p, body) {
+  const r = await fetch(`${server.url}${p}`, { method: 'POST', body: JSON.stringify(body),
+                                               headers: { 'content-type': 'application/json' } });
+  return { status: r.status, body: await r.json() };
+}
+
+// Resolves with what the promise gives, or fails naming what never happened.
+function within(ms, promise, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+// Opens the demo page with the widget's panel open on a new conversation (or on `session`, which
+// the browser then remembers as its own).
+async function openWidget(page, session = null) {
+  await open(page, `${server.url}/`);
+  await page.evaluate(([key, id]) => (id ? localStorage.setItem(key, id) : localStorage.removeItem(key)),
+                      [sessionKey(), session]);
+  await reload(page);
+  await page.getByRole('button', { name: 'Chat with us' }).click();
+  return page.getByRole('dialog');
+}
+
+// A conversation with four questions answered already: more than the widget's log shows at once.
+async function longConversation() {
+  const session = (await post('/v1/sessions', {})).body.session;
+  for (const text of ['Where is my parcel?', 'How do I return an item?', 'Can I pay with PayPal?',
+                      'How do I reset my password?']) {
+    assert.equal((await post(`/v1/sessions/${encodeURIComponent(session)}/messages`, { text })).status, 200);
+  }
+  return session;
+}
+
+// How far the log's end is below what it shows, in pixels (0: the end is in view).
+const belowView = (panel) => panel.locator('.log').evaluate((l) => l.scrollHeight - l.scrollTop - l.clientHeight);
+
+// The customer's socket goes through `control`: `hold` keeps the server's frames in `held`
+// (calling `onHeld`) until the test passes them on with `release(frame)`.
+async function controlSocket(page) {
+  const control = { hold: false, held: [], onHeld: () => {} };
+  await page.routeWebSocket(/\/v1\/ws/, (ws) => {
+    const upstream = ws.connectToServer();
+    upstream.onMessage((m) => {
+      if (!control.hold) {
+        ws.send(m);
+        return;
+      }
+      control.held.push(m);
+      control.onHeld();
+    });
+    control.release = (frame) => ws.send(frame);
+  });
+  return control;
+}
+
+test('an answer streaming into a long conversation stays in view, unless the customer scrolled up', bounded, async () => {
+  const page = await newPage(browser.context, 'customer-long-stream');
+  const control = await controlSocket(page);
+  const panel = await openWidget(page, await longConversation());
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
+  await panel.locator('.msg.assistant').nth(3).waitFor();
+  assert.ok(await panel.locator('.log').evaluate((l) => l.scrollHeight > l.clientHeight * 1.5), 'the log scrolls');
+  assert.ok(await belowView(panel) < 2, 'the conversation opens at its end');
+
+  // The server's events for the next answer are held, then passed on one at a time.
+  control.hold = true;
+  const allHeld = new Promise((resolve) => {
+    control.onHeld = () => { if (control.held.some((m) => JSON.parse(m).type === 'done')) resolve(); };
+  });
+  await panel.getByLabel('Your message').fill('How long does delivery take?');
+  await panel.getByLabel('Your message').press('Enter');
+  await within(15000, allHeld, 'the answer');
+  const types = control.held.map((m) => JSON.parse(m).type);
+  assert.deepEqual(types.slice(-1), ['done'], JSON.stringify(types));
+  assert.ok(types.includes('citations') && types.includes('token'), JSON.stringify(types));
+  const streaming = panel.locator('.msg.assistant[aria-busy="true"]');
+  for (const frame of control.held.slice(0, -1)) {
+    const event = JSON.parse(frame);
+    control.release(frame);
+    if (event.type === 'citations') await streaming.locator('.cite').first().waitFor();
+    if (event.type === 'token') await streaming.locator('.bubble', { hasText: event.text.slice(0, 20) }).waitFor();
+    assert.ok(await belowView(panel) < 2, `in view after the ${event.type} event: ${await belowView(panel)} px below`);
+  }
+  await screenshot(page, 'widget-mid-stream');
+
+  // The customer scrolls up to read; the end of the answer does not pull them back down.
+  await panel.locator('.log').focus();
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 100 && await panel.locator('.log').evaluate((l) => l.scrollTop) > 0; i++) await sleep(50);
+  assert.equal(await panel.locator('.log').evaluate((l) => l.scrollTop), 0);
+  control.hold = false;
+  control.release(control.held.at(-1));
+  await panel.locator('.msg.assistant').nth(4).locator('.thumbs').waitFor();
+  assert.equal(await panel.locator('.log').evaluate((l) => l.scrollTop), 0, 'still where the customer is reading');
+
+  // Back at the end, it follows again.
+  await page.keyboard.press('End');
+  for (let i = 0; i < 100 && await belowView(panel) >= 2; i++) await sleep(50);
+  await panel.getByLabel('Your message').fill('Can I pay with PayPal?');
+  await panel.getByLabel('Your message').press('Enter');
+  await panel.locator('.msg.assistant').nth(5).locator('.thumbs').waitFor({ timeout: 15000 });
+  assert.ok(await belowView(panel) < 2);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
