@@ -405,6 +405,11 @@
     else if (log.scrollTop < state.lastTop - 1) state.following = false;
     state.lastTop = log.scrollTop;
   });
+  // Scrolls just enough to show all of node (something the customer is looking at grew).
+  function reveal(node) {
+    const below = node.getBoundingClientRect().bottom + 14 - log.getBoundingClientRect().bottom;
+    if (below > 0) log.scrollTop += below;
+  }
   function add(node) {
     log.append(node);
     if (node.classList.contains('user')) scrollDown();
@@ -598,6 +603,7 @@
           await api('POST', `/v1/sessions/${encodeURIComponent(state.session)}/feedback`, { csat: n });
           b.setAttribute('aria-pressed', 'true');
           thanks.textContent = T.csatThanks;
+          reveal(box);
           try { localStorage.setItem(key, '1'); } catch { /* ignore */ }
         } catch (e) {
           for (const other of stars.children) other.disabled = false;
@@ -606,7 +612,7 @@
       });
       stars.append(b);
     }
-    add(el('fieldset', { class: 'csat' }, el('legend', { id: legendId, text: T.csat }), stars, thanks));
+    const box = add(el('fieldset', { class: 'csat' }, el('legend', { id: legendId, text: T.csat }), stars, thanks));
   }
 
   // ---------------------------------------------------------------- session and history

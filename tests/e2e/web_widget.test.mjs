@@ -1,6 +1,7 @@
 // The chat widget when things do not go smoothly, in headless Chromium against a real supportd on
 // the demo knowledge base:
-// - an answer streaming into a long conversation stays in view, unless the customer scrolled up.
+// - an answer streaming into a long conversation stays in view, unless the customer scrolled up;
+// - after a rating, the thanks is in view.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -134,6 +135,26 @@ test('an answer streaming into a long conversation stays in view, unless the cus
   await panel.getByLabel('Your message').press('Enter');
   await panel.locator('.msg.assistant').nth(5).locator('.thumbs').waitFor({ timeout: 15000 });
   assert.ok(await belowView(panel) < 2);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('after rating the conversation the thanks is in view', bounded, async () => {
+  const page = await newPage(browser.context, 'customer-csat-mobile');
+  await page.setViewportSize({ width: 390, height: 844 });
+  const session = await longConversation();
+  const e = encodeURIComponent(session);
+  assert.equal((await post(`/v1/sessions/${e}/handoff`, {})).status, 200);
+  assert.equal((await post(`/v1/agent/conversations/${e}/take`, { agent: 'Alice' })).status, 200);
+  const panel = await openWidget(page, session);
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
+  assert.equal((await post(`/v1/agent/conversations/${e}/close`, { agent: 'Alice' })).status, 200);
+  await panel.getByRole('button', { name: '5 out of 5' }).click({ timeout: 10000 });
+  await panel.getByText('Thank you for your rating!').waitFor();
+  const [box, log] = await Promise.all([panel.locator('.csat').boundingBox(), panel.locator('.log').boundingBox()]);
+  assert.ok(box.y >= log.y && box.y + box.height <= log.y + log.height,
+            `the rating box (${box.y}..${box.y + box.height}) is inside the log (${log.y}..${log.y + log.height})`);
+  await screenshot(page, 'widget-csat-mobile');
   assert.deepEqual(page.problems, []);
   await page.close();
 });
