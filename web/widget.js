@@ -377,6 +377,7 @@
     retryTimer: null,
     following: true,          // the log keeps to its end (until the customer scrolls up)
     lastTop: 0,               // the log's scrollTop as last seen
+    unconfirmed: [],          // the customer's messages sent, their seq_id not known yet
   };
 
   function remember(session) {
@@ -451,7 +452,25 @@
 
   function userMessage(text, seq) {
     markShown(seq);
-    return add(messageNode('user', text, T.you));
+    const node = add(messageNode('user', text, T.you));
+    node.text = text;
+    return node;
+  }
+
+  // The customer's messages on their way: each learns its seq_id from its answer's done event,
+  // or from the history when a poll sees it first, and is then never shown a second time.
+  function sending(node, socket) {
+    Object.assign(node, { after: state.lastSeq, socket });
+    state.unconfirmed.push(node);
+  }
+  function confirm(node, seq) {
+    state.unconfirmed = state.unconfirmed.filter((n) => n !== node);
+    node.seq = seq;
+    markShown(seq);
+  }
+  // The oldest message sent over the socket and not yet answered (answers come in order).
+  function socketQuestion() {
+    return state.unconfirmed.find((n) => n.socket && n.socket === state.socket);
   }
 
   function agentMessage(text, agent, seq) {
@@ -627,7 +646,11 @@
   function renderHistoryMessage(m) {
     if (state.shown.has(m.seq_id)) return;
     if (m.role === 'user') {
-      userMessage(m.text, m.seq_id);
+      // Stored after our message was sent: our message, on screen already (the answer that
+      // would have told its seq_id is still on its way, or was lost with the connection).
+      const mine = state.unconfirmed.find((n) => m.seq_id > n.after);
+      if (mine) confirm(mine, m.seq_id);
+      else userMessage(m.text, m.seq_id);
     } else if (m.role === 'agent') {
       agentMessage(m.text, m.agent, m.seq_id);
     } else if (m.role === 'assistant') {
@@ -765,6 +788,8 @@
       case 'token':
       case 'notice':
       case 'done': {
+        const question = event.type === 'done' && socketQuestion();
+        if (question) confirm(question, event.message_seq_id);
         if (!state.pending) {
           if (event.type === 'done' && state.shown.has(event.answer?.seq_id)) return;
           state.pending = add(answerNode());
@@ -825,7 +850,8 @@
     state.pollTimer = null;
   }
 
-  async function sendOverHttp(text) {
+  // Sends question (the customer's message on screen) and streams the answer in.
+  async function sendOverHttp(question) {
     const node = add(answerNode());
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), 20000);
@@ -834,7 +860,7 @@
       try {
         response = await fetch(`${origin}/v1/sessions/${encodeURIComponent(state.session)}/messages`, {
           method: 'POST', headers: headers(true), signal: controller.signal,
-          body: JSON.stringify({ text, stream: true }),
+          body: JSON.stringify({ text: question.text, stream: true }),
         });
       } catch (e) {
         throw new ApiError(0, e.name === 'AbortError' ? T.noAnswer : 'cannot reach the server');
@@ -846,6 +872,7 @@
       await readEvents(response, (event) => {
         if (event.error) throw new ApiError(0, event.error.message || 'error', event.error.code);
         if (event.type === 'error') throw new ApiError(0, event.message || 'error', event.code);
+        if (event.type === 'done') confirm(question, event.message_seq_id);
         if (applyAnswerEvent(node, event)) finished = true;
       }, 60000);
       if (!finished) throw new ApiError(0, T.noAnswer);
@@ -869,12 +896,13 @@
     } catch {
       return;
     }
-    userMessage(text);
+    const node = userMessage(text);
     input.value = '';
     autoGrow();
     const toPerson = state.handoff === 'taken';
     if (state.socketOpen && state.socket) {
-      state.socket.send(JSON.stringify({ type: 'message', text }));
+      sending(node, state.socket);
+      state.socket.send(JSON.stringify({ type: 'message', text: node.text }));
       if (!toPerson) {
         setBusy(true);
         state.pending = add(answerNode());  // typing dots until the first event
@@ -882,9 +910,10 @@
       }
       return;
     }
+    sending(node, null);
     setBusy(true);
     try {
-      await sendOverHttp(text);
+      await sendOverHttp(node);
     } catch (e) {
       showError(e);
     } finally {
@@ -963,7 +992,7 @@
     clearTimeout(state.reconnectTimer);
     remember(null);
     Object.assign(state, { session: null, handoff: 'bot', agent: '', socketOpen: false,
-                           failures: 0, lastSeq: 0, shown: new Set(), pending: null,
+                           failures: 0, lastSeq: 0, shown: new Set(), pending: null, unconfirmed: [],
                            starting: null, following: true });
     log.replaceChildren();
     setHandoff('bot', undefined, false);

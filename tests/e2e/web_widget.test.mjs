@@ -1,7 +1,8 @@
 // The chat widget when things do not go smoothly, in headless Chromium against a real supportd on
 // the demo knowledge base:
 // - an answer streaming into a long conversation stays in view, unless the customer scrolled up;
-// - after a rating, the thanks is in view.
+// - after a rating, the thanks is in view;
+// - without WebSockets, polling never shows the customer's message twice.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -155,6 +156,39 @@ test('after rating the conversation the thanks is in view', bounded, async () =>
   assert.ok(box.y >= log.y && box.y + box.height <= log.y + log.height,
             `the rating box (${box.y}..${box.y + box.height}) is inside the log (${log.y}..${log.y + log.height})`);
   await screenshot(page, 'widget-csat-mobile');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('without WebSockets, polling never shows the customer\'s message twice', bounded, async () => {
+  const page = await newPage(browser.context, 'customer-ws-blocked');
+  await page.routeWebSocket(/\/v1\/ws/, async (ws) => { await ws.close(); });  // never opens
+  const panel = await openWidget(page);
+  await panel.getByText('Online (without live connection)').waitFor({ timeout: 15000 });
+
+  // The answer is held back until the widget's polling has seen the question in the history.
+  const question = 'How long does delivery take?';
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  await page.route(/\/v1\/sessions\/[^/]+\/messages$/, async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    const response = await route.fetch();
+    await released;
+    return route.fulfill({ response });
+  });
+  const polled = () => page.waitForResponse(async (r) => r.request().method() === 'GET' &&
+      /\/messages\?/.test(r.url()) && (await r.json()).messages.some((m) => m.text === question));
+  await panel.getByLabel('Your message').fill(question);
+  await panel.getByLabel('Your message').press('Enter');
+  await polled();
+  await polled();  // the next poll, 3 s later: the first one has been shown by then
+  release();
+  const answer = panel.locator('.msg.assistant').filter({ has: page.locator('.thumbs') });
+  await answer.waitFor({ timeout: 15000 });
+  await polled();  // and one after the answer
+  assert.equal(await panel.locator('.msg.user', { hasText: question }).count(), 1);
+  assert.equal(await answer.count(), 1);
+  await screenshot(page, 'widget-polling');
   assert.deepEqual(page.problems, []);
   await page.close();
 });
