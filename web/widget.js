@@ -11,7 +11,8 @@
 // customer-service desk"): a session remembered in localStorage, the conversation over the
 // WebSocket /v1/ws (reconnecting when it drops; POST .../messages with server-sent events when
 // WebSockets are unavailable), streamed answers with citations, thumbs, a handoff to a person,
-// agent messages and a CSAT prompt when the conversation is closed.
+// agent messages and a CSAT prompt when the conversation is closed. A message that did not reach
+// the server stays on screen marked "not sent", with a Retry.
 (() => {
   'use strict';
   const script = document.currentScript || document.querySelector('script[data-supportd]');
@@ -42,6 +43,8 @@
       source: { faq: 'FAQ', kb: 'Help centre', cache: 'Help centre', model: 'AI',
                 fallback: 'Automatic reply', refused: 'Automatic reply', handoff: 'Handoff' },
       error: (m) => `Something went wrong: ${m}`,
+      notSent: (m) => `Not sent: ${m}`, retry: 'Retry', retryLabel: (t) => `Retry sending “${t}”`,
+      lost: 'the connection was lost',
     },
     zh: {
       title: '在线客服', open: '联系客服', close: '关闭对话',
@@ -60,6 +63,8 @@
       source: { faq: '常见问题', kb: '帮助中心', cache: '帮助中心', model: 'AI',
                 fallback: '自动回复', refused: '自动回复', handoff: '转人工' },
       error: (m) => `出错了：${m}`,
+      notSent: (m) => `未发送：${m}`, retry: '重试', retryLabel: (t) => `重新发送“${t}”`,
+      lost: '连接已断开',
     },
   };
   const lang = (options.lang || document.documentElement.lang || navigator.language || 'en')
@@ -212,6 +217,14 @@
   }
   .msg.user { align-self: flex-end; align-items: flex-end; }
   .msg.user .bubble { background: var(--accent); color: #fff; border-bottom-right-radius: 4px; }
+  .msg.user.failed .bubble { background: #fff; color: var(--text); border: 1px solid var(--error); }
+  .unsent { display: flex; align-items: center; gap: 8px; font-size: 12.5px; color: var(--error); }
+  .unsent button {
+    border: 1px solid var(--error); color: var(--error); background: #fff; border-radius: 999px;
+    padding: 2px 10px; font-size: 12.5px; font-weight: 600;
+  }
+  .unsent button:hover:not(:disabled) { background: #fef2f2; }
+  .unsent button:disabled { opacity: .55; cursor: default; }
   .msg.assistant { align-self: flex-start; }
   .msg.assistant .bubble { background: var(--bubble); border-bottom-left-radius: 4px; }
   .msg.agent { align-self: flex-start; }
@@ -460,7 +473,7 @@
   // The customer's messages on their way: each learns its seq_id from its answer's done event,
   // or from the history when a poll sees it first, and is then never shown a second time.
   function sending(node, socket) {
-    Object.assign(node, { after: state.lastSeq, socket });
+    Object.assign(node, { after: state.lastSeq, socket, heard: false });
     state.unconfirmed.push(node);
   }
   function confirm(node, seq) {
@@ -471,6 +484,24 @@
   // The oldest message sent over the socket and not yet answered (answers come in order).
   function socketQuestion() {
     return state.unconfirmed.find((n) => n.socket && n.socket === state.socket);
+  }
+
+  // The message in node did not reach the server: it says so, with a Retry unless the server
+  // refused the message itself.
+  function markFailed(node, e) {
+    state.unconfirmed = state.unconfirmed.filter((n) => n !== node);
+    node.classList.add('failed');
+    node.querySelector('.unsent')?.remove();
+    const row = el('div', { class: 'unsent' },
+                   el('span', { role: 'alert', text: T.notSent(e.message || String(e)) }));
+    const refused = e.status >= 400 && e.status < 500 && e.status !== 408 && e.status !== 429;
+    if (!refused) {
+      const short = node.text.length > 40 ? `${node.text.slice(0, 40)}…` : node.text;
+      row.append(el('button', { class: 'retry', type: 'button', text: T.retry, 'aria-label': T.retryLabel(short),
+                                disabled: sendButton.disabled, onclick: () => deliver(node, true) }));
+    }
+    node.append(row);
+    follow();
   }
 
   function agentMessage(text, agent, seq) {
@@ -767,7 +798,8 @@
       state.socket = null;
       const wasOpen = state.socketOpen;
       state.socketOpen = false;
-      if (state.pending) abandonPending();
+      const unanswered = state.unconfirmed.filter((n) => n.socket === socket);
+      if (state.pending || unanswered.length) abandonPending(unanswered);
       state.failures += 1;
       // Never connected after several tries: WebSockets are blocked on the way; use HTTP.
       if (!state.everOpened && state.failures >= 3) {
@@ -808,32 +840,43 @@
       case 'handoff':
         setHandoff(event.state, event.agent);
         break;
-      case 'error':
-        if (state.pending) abandonPending(false);
+      case 'error': {
+        if (state.pending) abandonPending();
         setBusy(false);
-        showError(new ApiError(0, event.message || event.code || 'error', event.code));
+        // The desk refuses a message before storing it: the oldest one sent is not stored.
+        const error = new ApiError(event.status || 0, event.message || event.code || 'error', event.code);
+        const question = socketQuestion();
+        if (question) markFailed(question, error);
+        else showError(error);
         break;
+      }
       default:
         break;
     }
   }
 
-  // The answer under way will not finish (socket dropped, or the server went quiet).
-  function abandonPending(reload = true) {
+  // The answer under way will not finish (the server went quiet or refused; or the socket
+  // dropped, with `unanswered` the messages sent over it that no answer confirmed).
+  function abandonPending(unanswered = null) {
     clearTimeout(state.pendingTimer);
     const node = state.pending;
     state.pending = null;
     if (node && !node.text) node.remove();
     else if (node) node.removeAttribute('aria-busy');
     setBusy(false);
-    if (reload && state.session) loadHistory(false).catch(() => {});
+    if (!unanswered || !state.session) return;
+    // What the server has is in its history (and so confirmed); the rest did not arrive.
+    const settle = (e) => {
+      for (const n of unanswered) if (state.unconfirmed.includes(n)) markFailed(n, e);
+    };
+    loadHistory(false).then(() => settle(new ApiError(0, T.lost)), settle);
   }
 
   function armPendingTimer() {
     clearTimeout(state.pendingTimer);
     state.pendingTimer = setTimeout(() => {
       if (!state.pending) return;
-      abandonPending(false);
+      abandonPending();
       showError(new ApiError(0, T.noAnswer));
     }, 60000);
   }
@@ -850,7 +893,8 @@
     state.pollTimer = null;
   }
 
-  // Sends question (the customer's message on screen) and streams the answer in.
+  // Sends question (the customer's message on screen) and streams the answer in; when this
+  // throws, question.heard tells whether the server had taken the message (an answer event came).
   async function sendOverHttp(question) {
     const node = add(answerNode());
     const controller = new AbortController();
@@ -871,7 +915,8 @@
       let finished = false;
       await readEvents(response, (event) => {
         if (event.error) throw new ApiError(0, event.error.message || 'error', event.error.code);
-        if (event.type === 'error') throw new ApiError(0, event.message || 'error', event.code);
+        if (event.type === 'error') throw new ApiError(event.status || 0, event.message || 'error', event.code);
+        question.heard = true;
         if (event.type === 'done') confirm(question, event.message_seq_id);
         if (applyAnswerEvent(node, event)) finished = true;
       }, 60000);
@@ -886,6 +931,7 @@
   // ---------------------------------------------------------------- sending
   function setBusy(busy) {
     sendButton.disabled = busy;
+    for (const retry of log.querySelectorAll('.retry')) retry.disabled = busy;
   }
 
   async function send(text) {
@@ -899,6 +945,23 @@
     const node = userMessage(text);
     input.value = '';
     autoGrow();
+    await deliver(node);
+  }
+
+  // Sends the message shown in node; again, at the end of the log, when retry is true.
+  async function deliver(node, retry = false) {
+    if (retry) {
+      node.classList.remove('failed');
+      node.querySelector('.unsent')?.remove();
+      add(node);
+      input.focus();  // the Retry button had it
+      try {
+        await start();
+      } catch (e) {
+        markFailed(node, e);
+        return;
+      }
+    }
     const toPerson = state.handoff === 'taken';
     if (state.socketOpen && state.socket) {
       sending(node, state.socket);
@@ -915,7 +978,8 @@
     try {
       await sendOverHttp(node);
     } catch (e) {
-      showError(e);
+      if (node.heard) showError(e);  // the message arrived; its answer did not
+      else markFailed(node, e);
     } finally {
       setBusy(false);
     }

@@ -2,7 +2,9 @@
 // the demo knowledge base:
 // - an answer streaming into a long conversation stays in view, unless the customer scrolled up;
 // - after a rating, the thanks is in view;
-// - without WebSockets, polling never shows the customer's message twice.
+// - without WebSockets, polling never shows the customer's message twice;
+// - a message sent while the server cannot be reached, or lost with the socket, is marked not
+//   sent, and Retry sends it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +37,10 @@ async function post(p, body) {
   const r = await fetch(`${server.url}${p}`, { method: 'POST', body: JSON.stringify(body),
                                                headers: { 'content-type': 'application/json' } });
   return { status: r.status, body: await r.json() };
+}
+
+async function history(session) {
+  return (await fetch(`${server.url}/v1/sessions/${encodeURIComponent(session)}/messages`)).json();
 }
 
 // Resolves with what the promise gives, or fails naming what never happened.
@@ -71,11 +77,26 @@ async function longConversation() {
 const belowView = (panel) => panel.locator('.log').evaluate((l) => l.scrollHeight - l.scrollTop - l.clientHeight);
 
 // The customer's socket goes through `control`: `hold` keeps the server's frames in `held`
-// (calling `onHeld`) until the test passes them on with `release(frame)`.
+// (calling `onHeld`) until the test passes them on with `release(frame)`; `down` closes new
+// sockets before they open, as when the server is gone; `dropNext` closes the socket on the
+// customer's next message instead of passing it on; `sockets` are the ones that opened.
 async function controlSocket(page) {
-  const control = { hold: false, held: [], onHeld: () => {} };
-  await page.routeWebSocket(/\/v1\/ws/, (ws) => {
+  const control = { hold: false, held: [], onHeld: () => {}, down: false, dropNext: false, sockets: [] };
+  await page.routeWebSocket(/\/v1\/ws/, async (ws) => {
+    if (control.down) {
+      await ws.close();  // before it opens: the page sees a socket that never connected
+      return;
+    }
+    control.sockets.push(ws);
     const upstream = ws.connectToServer();
+    ws.onMessage((m) => {
+      if (control.dropNext && m.includes('"message"')) {
+        control.dropNext = false;
+        ws.close();
+      } else {
+        upstream.send(m);
+      }
+    });
     upstream.onMessage((m) => {
       if (!control.hold) {
         ws.send(m);
@@ -189,6 +210,70 @@ test('without WebSockets, polling never shows the customer\'s message twice', bo
   assert.equal(await panel.locator('.msg.user', { hasText: question }).count(), 1);
   assert.equal(await answer.count(), 1);
   await screenshot(page, 'widget-polling');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('a message sent while the server cannot be reached is marked not sent, and Retry sends it', bounded, async () => {
+  const page = await newPage(browser.context, 'customer-server-down');
+  const control = await controlSocket(page);
+  const panel = await openWidget(page);
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
+  const session = await page.evaluate((key) => localStorage.getItem(key), sessionKey());
+
+  // The server goes away: the socket drops and nothing answers over HTTP.
+  control.down = true;
+  await page.route(`${server.url}/v1/**`, (route) => route.abort('connectionrefused'));
+  for (const ws of control.sockets.splice(0)) await ws.close();
+  await panel.getByText('Connection lost. Reconnecting…').waitFor();
+  await panel.getByLabel('Your message').fill('Where is my parcel?');
+  await panel.getByLabel('Your message').press('Enter');
+  const mine = panel.locator('.msg.user', { hasText: 'Where is my parcel?' });
+  await mine.locator('[role="alert"]', { hasText: 'Not sent: cannot reach the server' }).waitFor();
+  assert.match(await mine.getAttribute('class'), /\bfailed\b/);
+  const retry = mine.getByRole('button', { name: 'Retry sending “Where is my parcel?”' });
+  assert.equal(await retry.textContent(), 'Retry');
+  await screenshot(page, 'widget-not-sent');
+
+  // It comes back; Retry, from the keyboard, sends the message the customer wrote.
+  control.down = false;
+  await page.unroute(`${server.url}/v1/**`);
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 20000 });
+  await retry.focus();
+  await page.keyboard.press('Enter');
+  const answer = panel.locator('.msg.assistant').filter({ has: page.locator('.badge') }).last();
+  await answer.waitFor({ timeout: 15000 });
+  assert.match(await answer.locator('.bubble').textContent(), /track/i);
+  await panel.locator('.msg.user.failed').waitFor({ state: 'detached' });
+  assert.equal(await mine.count(), 1);
+  assert.equal(await panel.locator('.unsent').count(), 0);
+  const asked = (await history(session)).messages.filter((m) => m.role === 'user');
+  assert.deepEqual(asked.map((m) => m.text), ['Where is my parcel?'], 'stored once');
+  assert.deepEqual(page.problems.filter((p) => !p.includes('ERR_CONNECTION_REFUSED')), []);
+  await page.close();
+});
+
+test('a message lost with the socket is marked not sent; Retry sends it over the new socket', bounded, async () => {
+  const page = await newPage(browser.context, 'customer-socket-drops');
+  const control = await controlSocket(page);
+  const panel = await openWidget(page);
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
+  const session = await page.evaluate((key) => localStorage.getItem(key), sessionKey());
+
+  control.dropNext = true;  // the socket closes before the server has the message
+  await panel.getByLabel('Your message').fill('How do I return an item?');
+  await panel.getByLabel('Your message').press('Enter');
+  const mine = panel.locator('.msg.user', { hasText: 'How do I return an item?' });
+  await mine.locator('[role="alert"]', { hasText: 'Not sent: the connection was lost' }).waitFor();
+  assert.equal((await history(session)).messages.filter((m) => m.role === 'user').length, 0);
+
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 20000 });
+  await mine.getByRole('button', { name: /^Retry sending/ }).click();
+  await panel.locator('.msg.assistant .badge').waitFor({ timeout: 15000 });
+  await panel.locator('.msg.user.failed').waitFor({ state: 'detached' });
+  assert.equal(await mine.count(), 1);
+  const asked = (await history(session)).messages.filter((m) => m.role === 'user');
+  assert.deepEqual(asked.map((m) => m.text), ['How do I return an item?'], 'stored once');
   assert.deepEqual(page.problems, []);
   await page.close();
 });
