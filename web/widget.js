@@ -45,6 +45,8 @@
       error: (m) => `Something went wrong: ${m}`,
       notSent: (m) => `Not sent: ${m}`, retry: 'Retry', retryLabel: (t) => `Retry sending “${t}”`,
       lost: 'the connection was lost',
+      count: (n, max) => `${n.toLocaleString('en-US')} / ${max.toLocaleString('en-US')} characters`,
+      cut: (max) => `Your text was cut to ${max.toLocaleString('en-US')} characters, the most one message can hold.`,
     },
     zh: {
       title: '在线客服', open: '联系客服', close: '关闭对话',
@@ -64,7 +66,8 @@
                 fallback: '自动回复', refused: '自动回复', handoff: '转人工' },
       error: (m) => `出错了：${m}`,
       notSent: (m) => `未发送：${m}`, retry: '重试', retryLabel: (t) => `重新发送“${t}”`,
-      lost: '连接已断开',
+      lost: '连接已断开', count: (n, max) => `${n} / ${max} 字`,
+      cut: (max) => `内容超过 ${max} 字的上限，超出部分已被截去。`,
     },
   };
   const lang = (options.lang || document.documentElement.lang || navigator.language || 'en')
@@ -290,6 +293,8 @@
   .pill:hover:not(:disabled) { background: #eff6ff; }
   .pill:disabled { color: var(--muted); border-color: var(--line); cursor: default; }
   form { display: flex; gap: 8px; padding: 10px 12px 12px; align-items: flex-end; }
+  .counter { padding: 6px 14px 0; font-size: 12px; color: var(--muted); text-align: right; }
+  .counter.full { color: var(--error); font-weight: 600; }
   textarea {
     flex: 1; resize: none; font: inherit; border: 1px solid #9ca3af; border-radius: 12px;
     padding: 9px 12px; max-height: 120px; min-height: 42px; color: var(--text); background: #fff;
@@ -350,8 +355,11 @@
                           'aria-label': titleText, tabindex: '0' });
   const humanButton = el('button', { class: 'pill human', type: 'button', text: T.human });
   const newChatButton = el('button', { class: 'pill', type: 'button', text: T.newChat, hidden: true });
-  const input = el('textarea', { id: `sd-input-${uid}`, rows: '1', maxlength: '4000',
-                                 placeholder: T.placeholder, autocomplete: 'off' });
+  const MAX_CHARS = 4000;  // the textarea's maxlength (the server refuses more than 4000 bytes)
+  const input = el('textarea', { id: `sd-input-${uid}`, rows: '1', maxlength: String(MAX_CHARS),
+                                 placeholder: T.placeholder, autocomplete: 'off',
+                                 'aria-describedby': `sd-count-${uid}` });
+  const counter = el('div', { class: 'counter', id: `sd-count-${uid}`, hidden: true });
   const sendButton = el('button', { class: 'send', type: 'submit', text: T.send });
   const form = el('form', {},
                   el('label', { class: 'sr-only', for: `sd-input-${uid}`, text: T.inputLabel }),
@@ -363,7 +371,7 @@
        closeButton),
     log,
     el('div', { class: 'actions' }, humanButton, newChatButton),
-    form);
+    counter, form);
   const root = el('div', { class: 'root', lang: lang === 'zh' ? 'zh-CN' : 'en' }, panel, launcher);
   shadow.append(style, root);
 
@@ -391,6 +399,8 @@
     following: true,          // the log keeps to its end (until the customer scrolls up)
     lastTop: 0,               // the log's scrollTop as last seen
     unconfirmed: [],          // the customer's messages sent, their seq_id not known yet
+    pasted: null,             // what a paste should insert: {before, text}
+    cut: false,               // the last paste did not fit
   };
 
   function remember(session) {
@@ -945,6 +955,7 @@
     const node = userMessage(text);
     input.value = '';
     autoGrow();
+    countChars();
     await deliver(node);
   }
 
@@ -1027,7 +1038,28 @@
       if (!sendButton.disabled) send(input.value);
     }
   });
-  input.addEventListener('input', autoGrow);
+  // Near the limit a counter shows; a paste that maxlength cut short says so (until the text is
+  // under the limit again).
+  function countChars() {
+    const n = input.value.length;
+    if (state.pasted) state.cut = n - state.pasted.before < state.pasted.text.length;
+    state.pasted = null;
+    if (n < MAX_CHARS) state.cut = false;
+    counter.textContent = state.cut ? T.cut(MAX_CHARS) : T.count(n, MAX_CHARS);
+    counter.hidden = n < MAX_CHARS * 0.9;
+    counter.classList.toggle('full', n >= MAX_CHARS);
+    if (state.cut) counter.setAttribute('role', 'alert');
+    else counter.removeAttribute('role');
+  }
+  input.addEventListener('paste', (e) => {
+    const text = (e.clipboardData?.getData('text/plain') ?? '').replace(/\r\n?/g, '\n');
+    state.pasted = { before: input.value.length - (input.selectionEnd - input.selectionStart), text };
+    setTimeout(countChars);  // after the input event, or instead of it when nothing fitted
+  });
+  input.addEventListener('input', () => {
+    autoGrow();
+    countChars();
+  });
 
   humanButton.addEventListener('click', async () => {
     humanButton.disabled = true;

@@ -4,7 +4,8 @@
 // - after a rating, the thanks is in view;
 // - without WebSockets, polling never shows the customer's message twice;
 // - a message sent while the server cannot be reached, or lost with the socket, is marked not
-//   sent, and Retry sends it.
+//   sent, and Retry sends it;
+// - a paste longer than one message may be says it was cut.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -274,6 +275,34 @@ test('a message lost with the socket is marked not sent; Retry sends it over the
   assert.equal(await mine.count(), 1);
   const asked = (await history(session)).messages.filter((m) => m.role === 'user');
   assert.deepEqual(asked.map((m) => m.text), ['How do I return an item?'], 'stored once');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('a paste longer than a message may be says it was cut; a counter shows near the limit', bounded, async () => {
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  const page = await newPage(browser.context, 'customer-long-paste');
+  const panel = await openWidget(page);
+  const input = panel.getByLabel('Your message');
+  const counter = panel.locator('.counter');
+  await input.fill('x'.repeat(3000));
+  assert.equal(await counter.isVisible(), false, 'no counter far from the limit');
+  await input.fill('x'.repeat(3700));
+  assert.equal(await counter.textContent(), '3,700 / 4,000 characters');
+
+  await input.fill('Order 12345: ');
+  await page.evaluate((text) => navigator.clipboard.writeText(text), 'y'.repeat(5000));
+  await input.press('End');
+  await input.press('ControlOrMeta+V');
+  await counter.getByText('Your text was cut to 4,000 characters').waitFor();
+  assert.equal(await counter.getAttribute('role'), 'alert');
+  assert.equal((await input.inputValue()).length, 4000);
+  assert.equal(await input.getAttribute('aria-describedby'), await counter.getAttribute('id'));
+  await screenshot(page, 'widget-paste-cut');
+  // Shorter again: the counter counts.
+  await input.press('Backspace');
+  assert.equal(await counter.textContent(), '3,999 / 4,000 characters');
+  assert.equal(await counter.getAttribute('role'), null);
   assert.deepEqual(page.problems, []);
   await page.close();
 });
