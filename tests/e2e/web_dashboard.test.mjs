@@ -35,6 +35,47 @@ async function traffic(n) {
   }).then((r) => r.json())));
 }
 
+// The value labels of every chart: text, and whether all of it is inside the SVG's box.
+function axisLabels(page) {
+  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.chart svg')].map((svg) => [
+    svg.id, [...svg.querySelectorAll('.axis text[text-anchor="end"]')].filter((t) => t.textContent !== 'now')
+                 .map((t) => ({ text: t.textContent, inside: t.getBBox().x >= 0 }))])));
+}
+
+test('chart labels fit: a slow time to first token reads 1 s, not a clipped 1000 ms', bounded, async () => {
+  const page = await newPage(browser.context, 'dashboard-axis');
+  // The server is quick: its statistics are made to say that time to first token is slow.
+  let ttft = [400, 900];
+  await page.route('**/v1/stats', async (route) => {
+    const response = await route.fetch();
+    const stats = await response.json();
+    for (const c of Object.values(stats.classes)) {
+      c.time_to_first_token = { ...c.time_to_first_token, count: 10, p50_ms: ttft[0], p99_ms: ttft[1] };
+    }
+    await route.fulfill({ response, json: stats });
+  });
+  for (const [width, height] of [[1280, 800], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    await open(page, `${server.url}/dashboard`);
+    await page.getByText(/^Live · updated/).waitFor({ timeout: 10000 });
+    await page.waitForFunction(() => document.querySelectorAll('#chart-ttft polyline, #chart-ttft circle').length > 0);
+    const labels = await axisLabels(page);
+    assert.deepEqual(labels['chart-ttft'].map((l) => l.text), ['0', '500 ms', '1 s']);
+    for (const [id, list] of Object.entries(labels)) {
+      assert.equal(list[0]?.text, '0', `${id}: ${JSON.stringify(list)}`);
+      for (const l of list) assert.ok(l.inside, `${width} px wide, ${id}: "${l.text}" is cut off`);
+    }
+  }
+  ttft = [40, 2400];
+  await page.waitForFunction(() => document.querySelector('#chart-ttft .axis text:nth-child(3)').textContent === '2.5 s',
+                             null, { timeout: 10000 });
+  assert.deepEqual((await axisLabels(page))['chart-ttft'].map((l) => l.text), ['0', '1.25 s', '2.5 s']);
+  await page.locator('#chart-ttft').scrollIntoViewIfNeeded();
+  await screenshot(page, 'dashboard-axis');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('the dashboard shows numbers and charts after some traffic', bounded, async () => {
   await traffic(6);
   const stats = await (await fetch(`${server.url}/v1/stats`)).json();

@@ -30,6 +30,14 @@ const fmt = {
   pct: (v) => (Number.isFinite(v) ? `${v.toFixed(v < 10 ? 1 : 0)} %` : '–'),
 };
 
+// A value axis label: short (1 s, not 1000 ms; 1.25, not 1.3), and 0 on every chart.
+function axisLabel(v, format) {
+  const short = (x) => x.toLocaleString('en-US', { maximumSignificantDigits: 3 });
+  if (v === 0) return '0';
+  if (format !== fmt.ms) return short(v);
+  return v >= 1000 ? `${short(v / 1000)} s` : `${short(v)} ms`;
+}
+
 // ------------------------------------------------------------------ derived numbers
 function outcomeTotals(stats) {
   const totals = Object.fromEntries(OUTCOMES.map((o) => [o, 0]));
@@ -79,7 +87,6 @@ function drawChart(id, series, caption) {
   const svg = $(`chart-${id}`);
   const width = Math.max(200, Math.round(svg.clientWidth || 320));
   const height = 140;
-  const left = 44;
   const right = 8;
   const top = 8;
   const bottom = 18;
@@ -90,18 +97,25 @@ function drawChart(id, series, caption) {
   let max = 0;
   for (const s of series) for (const [, v] of s.points) if (Number.isFinite(v) && v > max) max = v;
   max = niceMax(max);
-  const x = (t) => left + ((t - t0) / span) * (width - left - right);
   const y = (v) => top + (1 - v / max) * (height - top - bottom);
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  // The value labels first: the left margin is as wide as the widest of them needs.
+  const axis = svgEl('g', { class: 'axis' });
+  const ticks = [0, 0.5, 1].map((f) => {
+    const label = svgEl('text', { y: y(max * f) + 3, 'text-anchor': 'end' });
+    label.textContent = axisLabel(max * f, series[0]?.format);
+    axis.append(label);
+    return { at: y(max * f), label };
+  });
+  svg.replaceChildren(axis);
+  const widest = Math.max(...ticks.map((t) => t.label.getComputedTextLength()));
+  const left = Math.max(44, Math.ceil(widest) + 10);
+  const x = (t) => left + ((t - t0) / span) * (width - left - right);
   const nodes = [];
   const grid = svgEl('g', { class: 'grid' });
-  const axis = svgEl('g', { class: 'axis' });
-  for (const f of [0, 0.5, 1]) {
-    const yy = y(max * f);
-    grid.append(svgEl('line', { x1: left, x2: width - right, y1: yy, y2: yy }));
-    const label = svgEl('text', { x: left - 6, y: yy + 3, 'text-anchor': 'end' });
-    label.textContent = series[0]?.format === fmt.ms ? fmt.ms(max * f) : fmt.num(max * f, max < 10 ? 1 : 0);
-    axis.append(label);
+  for (const { at, label } of ticks) {
+    grid.append(svgEl('line', { x1: left, x2: width - right, y1: at, y2: at }));
+    label.setAttribute('x', left - 6);
   }
   const ago = span >= 120000 ? `−${Math.round(span / 60000)} min` : `−${Math.round(span / 1000)} s`;
   for (const [t, text, anchor] of [[t0, ago, 'start'], [now, 'now', 'end']]) {
