@@ -374,3 +374,48 @@ test('the widget works from the keyboard alone', bounded, async () => {
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test('on a phone the agent sees the newest message and the reply box after every message', bounded, async () => {
+  const session = (await post('/v1/sessions', { user: 'erin' })).body.session;
+  const e = encodeURIComponent(session);
+  for (const text of ['Where is my parcel?', 'How do I return an item?', 'Can I pay with PayPal?',
+                      'How long does delivery take?', 'How do I reset my password?']) {
+    assert.equal((await post(`/v1/sessions/${e}/messages`, { text })).status, 200);
+  }
+  assert.equal((await post(`/v1/sessions/${e}/handoff`, {})).status, 200);
+  assert.equal((await post(`/v1/agent/conversations/${e}/take`, { agent: 'Dee' })).status, 200);
+
+  const agent = await newPage(browser.context, 'agent-phone');
+  await agent.setViewportSize({ width: 390, height: 844 });
+  // Dee took it from this browser (set before the console's script runs: a console still
+  // loading would write back the list it read).
+  await agent.addInitScript((s) => {
+    localStorage.setItem('supportd.agent.name', 'Dee');
+    localStorage.setItem('supportd.agent.mine', JSON.stringify([s]));
+  }, session);
+  await open(agent, `${server.url}/agent`);
+  await agent.locator(`#mine li[data-session="${session}"] button`).click({ timeout: 10000 });
+  await agent.locator('#history .entry.assistant').nth(4).waitFor();
+  await agent.getByText('Live', { exact: true }).waitFor();
+  const inView = async (locator) => {
+    const box = await locator.boundingBox();
+    return box !== null && box.y >= 0 && box.y + box.height <= 844;
+  };
+  const newest = () => agent.locator('#history .entry').last();
+  const reply = agent.getByLabel('Your reply');
+
+  await reply.fill('Hi, Dee here.');
+  await reply.press('Enter');
+  await agent.locator('#history .entry.agent', { hasText: 'Hi, Dee here.' }).waitFor();
+  assert.ok(await inView(newest()), 'the reply just sent is in view');
+  assert.ok(await inView(reply), 'the reply box is in view');
+  for (const text of ['Thanks! It is order 12345.', 'It was due on Monday.']) {
+    assert.equal((await post(`/v1/sessions/${e}/messages`, { text })).status, 200);
+    await agent.locator('#history .entry.user', { hasText: text }).waitFor({ timeout: 10000 });
+    assert.ok(await inView(newest()), `the customer's newest message is in view: ${text}`);
+    assert.ok(await inView(reply), 'the reply box is in view');
+  }
+  await screenshot(agent, 'agent-phone');
+  assert.deepEqual(agent.problems, []);
+  await agent.close();
+});
