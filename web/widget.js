@@ -3,7 +3,8 @@
 //   <script src="https://HOST/widget.js" data-supportd></script>
 //
 // Optional attributes on the tag: data-title (panel title), data-lang ("en" or "zh"; default:
-// the page's language), data-user (a customer id to open sessions with), data-api-key (a key
+// the page's language), data-user (a customer id to open sessions with; an e-mail address or
+// any other text is fine: it is sent as 1-64 of A-Z a-z 0-9 - _, others as _), data-api-key (a key
 // the server issued for this site), data-open (open the panel at load).
 //
 // It adds a floating button and a chat panel inside its own shadow DOM (the host page's CSS
@@ -73,6 +74,13 @@
   const lang = (options.lang || document.documentElement.lang || navigator.language || 'en')
                    .toLowerCase().startsWith('zh') ? 'zh' : 'en';
   const T = STRINGS[lang];
+
+  // The server names users with 1-64 of [A-Za-z0-9_-] (they are part of session ids): a page's
+  // customer id such as an e-mail address is sent in that form, never refused.
+  function userName(id) {
+    const name = String(id).replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+    return /[A-Za-z0-9]/.test(name) ? name : 'web';
+  }
 
   // ---------------------------------------------------------------- talking to the server
   class ApiError extends Error {
@@ -677,7 +685,7 @@
 
   // ---------------------------------------------------------------- session and history
   async function createSession() {
-    const body = options.user ? { user: options.user } : {};
+    const body = options.user ? { user: userName(options.user) } : {};
     const created = await api('POST', '/v1/sessions', body);
     state.session = created.session;
     remember(created.session);
