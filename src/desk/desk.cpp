@@ -1,5 +1,7 @@
 #include "desk/desk.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <boost/json.hpp>
@@ -139,10 +141,15 @@ std::optional<Desk::Refusal> Desk::check_text(const std::string& text) const {
     return Refusal{400, "invalid_argument", "the message is empty"};
   if (text.find('\0') != std::string::npos)
     return Refusal{400, "invalid_argument", "the message contains a NUL character"};
-  if (text.size() > options_.max_question_bytes) {
+  // Characters, not bytes: 4,000 Chinese characters are as long a message as 4,000 Latin ones.
+  const auto characters =
+      static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      }));
+  if (characters > options_.max_question_characters) {
     return Refusal{400, "message_too_long",
-                   fmt::format("the message has {} bytes; at most {} are accepted", text.size(),
-                               options_.max_question_bytes)};
+                   fmt::format("the message has {} characters; at most {} are accepted", characters,
+                               options_.max_question_characters)};
   }
   return std::nullopt;
 }

@@ -39,7 +39,7 @@ struct DeskOptions {
       "used as [1], [2]. If the articles do not answer it, say so and offer a person.",
       3, 1200, 4000};
   int max_answer_tokens = 256;
-  std::size_t max_question_bytes = 4000;
+  std::size_t max_question_characters = 4000;  // what the widget's text box takes
   std::vector<std::string> handoff_topics;
   int low_confidence_turns = 2;  // unconfident answers in a row before a person is called
   int worker_threads = 2;
@@ -133,7 +133,8 @@ class Desk {
   Status require_agent(const std::string& session, const std::string& agent);
   // The FAQ question index of the current knowledge base (rebuilt when its version changes).
   std::shared_ptr<const std::map<std::string, std::string>> faq_index();
-  // Why a customer's text cannot be taken (not UTF-8, empty, too long), or nullopt.
+  // Why a customer's text cannot be taken (not UTF-8, empty, NUL, over
+  // max_question_characters), or nullopt.
   struct Refusal {
     int status;
     std::string code;

@@ -259,6 +259,19 @@ TEST_F(DeskApi, BadInputGetsClearErrorsAndHarmsNoOtherConversation) {
                       json::object{{"text", std::string(5000, 'x')}})
                 .status,
             400);
+  // The limit counts characters: 4,000 Chinese ones (12,000 bytes) are a message the widget
+  // lets through, 4,001 are not.
+  const std::string other = server().new_session();
+  std::string chinese;
+  for (int i = 0; i < 4000; ++i)
+    chinese += "退";
+  EXPECT_EQ(
+      server().post("/v1/sessions/" + other + "/messages", json::object{{"text", chinese}}).status,
+      200);
+  EXPECT_EQ(server()
+                .post("/v1/sessions/" + good + "/messages", json::object{{"text", chinese + "退"}})
+                .status,
+            400);
   EXPECT_EQ(
       server().post("/v1/sessions/" + good + "/messages", json::object{{"text", "   "}}).status,
       400);
