@@ -100,7 +100,13 @@ Status prepare(BenchFlags& f, const CLI::App& command) {
 }
 
 int run(BenchFlags& f, const CLI::App& command) {
-  if (!f.compare.empty()) {
+  if (command.count("--compare") > 0) {
+    if (f.compare.size() != 2) {
+      return fail(Error::invalid(
+          fmt::format("--compare takes exactly two reports, A.json B.json (got {})",
+                      f.compare.size()),
+          "compare"));
+    }
     auto table = bench::compare_reports(f.compare[0], f.compare[1]);
     if (!table) return fail(table.error());
     fmt::print("{}", *table);
@@ -325,7 +331,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
 
   const std::string other = "Other modes";
   b->add_option("--compare", f.compare, "Print two JSON reports side by side with ratios B/A")
-      ->expected(2)
+      ->expected(1, 1 << 16)  // run() requires exactly two, with a message saying so
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("A.json B.json")
       ->group(other);
   b->add_option("--steady-decode-from", f.steady_decode_from,

@@ -11,7 +11,8 @@
 namespace supportd::bench {
 
 // The comparison table. Errors name the file: kNotFound when it cannot be read,
-// kInvalidArgument when it is not JSON or not a `supportd bench --json` report.
+// kInvalidArgument when it is not JSON, not a `supportd bench --json` report of version
+// kReportVersion, or has a compared value that is not a number or null.
 Result<std::string> compare_reports(const std::string& a_path, const std::string& b_path);
 
 }  // namespace supportd::bench
