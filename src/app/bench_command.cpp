@@ -4,7 +4,12 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "app/commands.h"
@@ -76,9 +81,12 @@ Status prepare(BenchFlags& f, const CLI::App& command) {
     if (!d) return d.error();
     o.workload.output_tokens = *d;
   }
-  if (!f.prompt_tokens.empty() || !f.output_tokens.empty() || f.system_prompt_tokens >= 0)
+  const bool system_prompt = command.count("--system-prompt-tokens") > 0;
+  if (system_prompt && f.system_prompt_tokens < 0)
+    return Error::invalid("--system-prompt-tokens: must not be negative", "system-prompt-tokens");
+  if (!f.prompt_tokens.empty() || !f.output_tokens.empty() || system_prompt)
     o.preset += " (modified)";
-  if (f.system_prompt_tokens >= 0) o.workload.system_prompt_tokens = f.system_prompt_tokens;
+  if (system_prompt) o.workload.system_prompt_tokens = f.system_prompt_tokens;
   auto think = Distribution::parse(f.think_time, "--think-time", 0);
   if (!think) return think.error();
   o.think_time = *think;
@@ -96,23 +104,79 @@ Status prepare(BenchFlags& f, const CLI::App& command) {
   o.priority_field = !f.no_priority_field;
   o.poll_server = !f.no_poll;
   o.progress = !f.no_progress;
+  // In the options 0 means "not given" (no bound, or the default of 100 requests); given on the
+  // command line, 0 would silently mean that too, so it is refused.
+  if (command.count("--requests") > 0 && o.requests < 1)
+    return Error::invalid("--requests: must be at least 1 (leave it out for 100)", "requests");
+  if (command.count("--duration") > 0 && !(o.duration_s > 0))
+    return Error::invalid("--duration: must be more than 0 seconds", "duration");
+  for (const auto& [flag, value] :
+       {std::pair{"--slo-ttft", o.slo_ttft_ms}, {"--slo-e2e", o.slo_e2e_ms}}) {
+    if (command.count(flag) > 0 && !(value > 0)) {
+      return Error::invalid(
+          std::string(flag) + ": must be more than 0 ms (leave it out for no bound)", flag + 2);
+    }
+  }
   return bench::validate(o);
+}
+
+// Every output file named on the command line must be writable before the first request is
+// sent (a run can take hours), and no two of them, nor the trace read, may be one file.
+Status check_outputs(const BenchFlags& f, const CLI::App& command) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, fs::path>> taken;  // flag, canonical path
+  if (!f.options.trace_path.empty()) {
+    std::error_code ec;
+    taken.emplace_back("--trace", fs::weakly_canonical(f.options.trace_path, ec));
+  }
+  for (const auto& [flag, path] :
+       {std::pair<const char*, const std::string&>{"--json", f.json_path},
+        {"--html", f.html_path},
+        {"--record-tokens", f.tokens_path}}) {
+    const std::string name = flag + 2;
+    if (command.count(flag) == 0) continue;
+    if (path.empty()) return Error::invalid(std::string(flag) + ": the file name is empty", name);
+    std::error_code ec;
+    const fs::path file(path);
+    const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    if (fs::is_directory(file, ec))
+      return Error::invalid(std::string(flag) + ": " + path + " is a directory", name);
+    if (!fs::is_directory(parent, ec)) {
+      return Error::invalid(
+          std::string(flag) + ": cannot write " + path + " (no directory " + parent.string() + ")",
+          name);
+    }
+    const bool exists = fs::exists(file, ec);
+    if (::access(exists ? file.c_str() : parent.c_str(), W_OK) != 0) {
+      return Error::invalid(
+          std::string(flag) + ": cannot write " + path + " (" + std::strerror(errno) + ")", name);
+    }
+    const fs::path canonical = fs::weakly_canonical(file, ec);
+    for (const auto& [other, other_path] : taken) {
+      if (!ec && canonical == other_path) {
+        return Error::invalid(std::string(flag) + ": " + path + " is also the file of " + other,
+                              name);
+      }
+    }
+    taken.emplace_back(flag, canonical);
+  }
+  return {};
 }
 
 int run(BenchFlags& f, const CLI::App& command) {
   if (command.count("--compare") > 0) {
     if (f.compare.size() != 2) {
-      return fail(Error::invalid(
-          fmt::format("--compare takes exactly two reports, A.json B.json (got {})",
-                      f.compare.size()),
-          "compare"));
+      return fail(
+          Error::invalid(fmt::format("--compare takes exactly two reports, A.json B.json (got {})",
+                                     f.compare.size()),
+                         "compare"));
     }
     auto table = bench::compare_reports(f.compare[0], f.compare[1]);
     if (!table) return fail(table.error());
     fmt::print("{}", *table);
     return 0;
   }
-  if (!f.steady_decode_from.empty()) {
+  if (command.count("--steady-decode-from") > 0) {
     auto steady = bench::steady_decode_from_log(f.steady_decode_from);
     if (!steady) return fail(steady.error());
     if (f.report_steady_decode) {
@@ -124,6 +188,7 @@ int run(BenchFlags& f, const CLI::App& command) {
     return 0;
   }
   if (auto status = prepare(f, command); !status) return fail(status.error());
+  if (auto status = check_outputs(f, command); !status) return fail(status.error());
   auto record = bench::run_benchmark(f.options);
   if (!record) return fail(record.error());
   const bench::Report report = bench::build_report(*record, f.options);
@@ -305,10 +370,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->group(workload);
 
   const std::string slo = "SLO";
-  b->add_option("--slo-ttft", o.slo_ttft_ms, "Goodput: time to first token at most MS")
+  b->add_option("--slo-ttft", o.slo_ttft_ms,
+                "Goodput: time to first token at most MS (more than 0)")
       ->type_name("MS")
       ->group(slo);
-  b->add_option("--slo-e2e", o.slo_e2e_ms, "Goodput: end-to-end latency at most MS")
+  b->add_option("--slo-e2e", o.slo_e2e_ms, "Goodput: end-to-end latency at most MS (more than 0)")
       ->type_name("MS")
       ->group(slo);
 

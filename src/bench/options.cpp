@@ -34,21 +34,22 @@ Status validate(BenchOptions& o) {
       o.trace = std::move(*trace);
     }
   }
-  if (o.ramp_up_s < 0) return bad("--ramp-up", "must not be negative");
-  if (o.warmup_s < 0) return bad("--warmup", "must not be negative");
+  if (!(o.ramp_up_s >= 0)) return bad("--ramp-up", "must not be negative");
+  if (!(o.warmup_s >= 0)) return bad("--warmup", "must not be negative");
   if (o.warmup_requests < 0) return bad("--warmup-requests", "must not be negative");
   if (o.requests < 0) return bad("--requests", "must not be negative");
-  if (o.duration_s < 0) return bad("--duration", "must not be negative");
+  if (!(o.duration_s >= 0)) return bad("--duration", "must not be negative");
   if (!(o.request_timeout_s > 0)) return bad("--request-timeout", "must be positive");
-  if (o.max_time_s < 0) return bad("--max-time", "must not be negative");
+  if (!(o.max_time_s >= 0)) return bad("--max-time", "must not be negative");
   if (!(o.connect_timeout_s > 0)) return bad("--connect-timeout", "must be positive");
   if (o.max_outstanding < 1) return bad("--max-outstanding", "must be at least 1");
-  if (o.temperature < 0 || o.temperature > 2) return bad("--temperature", "must be within [0, 2]");
+  if (!(o.temperature >= 0 && o.temperature <= 2))
+    return bad("--temperature", "must be within [0, 2]");
   if (o.start_timeout_s && !(*o.start_timeout_s > 0)) return bad("--timeout", "must be positive");
-  if (o.slo_ttft_ms < 0 || o.slo_e2e_ms < 0)
-    return bad("--slo-ttft/--slo-e2e", "must not be negative");
+  if (!(o.slo_ttft_ms >= 0)) return bad("--slo-ttft", "must not be negative");
+  if (!(o.slo_e2e_ms >= 0)) return bad("--slo-e2e", "must not be negative");
   const auto& w = o.workload;
-  if (w.repeat_ratio < 0 || w.repeat_ratio > 1)
+  if (!(w.repeat_ratio >= 0 && w.repeat_ratio <= 1))
     return bad("--repeat-ratio", "must be within [0, 1]");
   if (w.system_prompt_tokens < 0) return bad("--system-prompt-tokens", "must not be negative");
   if (o.requests == 0 && o.duration_s == 0 && o.mode != LoadMode::kTrace) o.requests = 100;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -85,6 +86,9 @@ Status write_token_log(const RunRecord& record, const WorkloadOptions& workload,
 }
 
 Result<SteadyDecode> steady_decode_from_log(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Error::invalid(path + ": a directory, not a token log", "steady-decode-from");
   std::ifstream in(path);
   if (!in) return Error::make(ErrorCode::kNotFound, "cannot read the token log " + path);
   std::string line;
@@ -121,6 +125,11 @@ Result<SteadyDecode> steady_decode_from_log(const std::string& path) {
     if (fields[3] != "0" && fields[3] != "1") return bad("warmup must be 0 or 1");
     if (fields[3] == "1" || fields[4] != "ok") continue;
     streams[request].push_back(time);
+  }
+  if (in.bad()) return Error::make(ErrorCode::kIo, "error reading the token log " + path);
+  if (number == 0) {
+    return Error::invalid(path + ": empty, not a token log of supportd bench --record-tokens",
+                          "steady-decode-from");
   }
   std::vector<std::vector<double>> list;
   list.reserve(streams.size());

@@ -18,7 +18,8 @@ Status write_token_log(const RunRecord& record, const WorkloadOptions& workload,
                        const std::string& path);
 
 // steady_decode() over the measured ok requests of a token log. kNotFound names the file;
-// kInvalidArgument names "FILE:LINE" and what is wrong there.
+// kInvalidArgument names "FILE:LINE" and what is wrong there, or the file when it is empty or a
+// directory.
 Result<SteadyDecode> steady_decode_from_log(const std::string& path);
 
 }  // namespace supportd::bench

@@ -95,5 +95,46 @@ TEST_F(BenchCli, CompareRefusesWrongTypesAndVersionsNamingTheFile) {
   }
 }
 
+TEST_F(BenchCli, RefusesBoundsAndOutputsBeforeSendingAnyRequest) {
+  const std::vector<std::string> target = {"--url", "http://127.0.0.1:1", "--model",
+                                           "m",     "--no-progress",      "--no-poll"};
+  const std::string missing_dir = (dir_ / "missing" / "r.json").string();
+  const std::string trace = write("trace.txt", "0\n0.5\n");
+  const std::pair<std::vector<std::string>, std::string> bad[] = {
+      {{"--slo-ttft", "0"}, "--slo-ttft"},
+      {{"--slo-e2e", "0"}, "--slo-e2e"},
+      {{"--slo-ttft", "nan"}, "--slo-ttft"},
+      {{"--requests", "0"}, "--requests"},
+      {{"--duration", "0"}, "--duration"},
+      {{"--system-prompt-tokens", "-1"}, "--system-prompt-tokens"},
+      {{"--json", ""}, "--json: the file name is empty"},
+      {{"--json", missing_dir}, missing_dir},
+      {{"--html", dir_.string()}, "is a directory"},
+      {{"--record-tokens", (dir_ / "missing" / "t.csv").string()}, "--record-tokens"},
+      {{"--json", (dir_ / "same").string(), "--html", (dir_ / "same").string()},
+       "is also the file of --json"},
+      {{"--trace", trace, "--json", trace}, "is also the file of --trace"}};
+  for (const auto& [flags, expected] : bad) {
+    std::vector<std::string> args = target;
+    args.insert(args.end(), flags.begin(), flags.end());
+    Command c = bench(args);
+    EXPECT_EQ(c.exit_code, 2) << flags.front() << "\n" << c.err;
+    EXPECT_NE(c.err.find(expected), std::string::npos) << flags.front() << "\n" << c.err;
+    EXPECT_EQ(c.err.find("127.0.0.1:1"), std::string::npos) << "a request was sent: " << c.err;
+  }
+  EXPECT_EQ(fs::file_size(trace), 6u) << "the trace was overwritten";
+}
+
+TEST_F(BenchCli, SteadyDecodeFromADirectoryOrAnEmptyFileIsAnError) {
+  const std::string empty = write("empty.csv", "");
+  for (const std::string& file : {dir_.string(), empty}) {
+    Command c = bench({"--steady-decode-from", file});
+    EXPECT_EQ(c.exit_code, 2) << file << "\n" << c.err;
+    EXPECT_NE(c.err.find(file), std::string::npos) << c.err;
+  }
+  Command c = bench({"--steady-decode-from", ""});
+  EXPECT_NE(c.exit_code, 0) << c.out;
+}
+
 }  // namespace
 }  // namespace supportd::bench
