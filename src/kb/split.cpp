@@ -1,6 +1,9 @@
 #include "kb/split.h"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -8,11 +11,61 @@
 #include "kb/csv.h"
 
 namespace supportd::kb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Whether two paths name one file: the same inode when both exist (hard links and symlinks
+// included), else the same path once resolved.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) {
+    const bool same = fs::equivalent(a, b, ec);
+    if (!ec) return same;
+  }
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return a == b;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  if (ec) return a == b;
+  return ca == cb;
+}
+
+// Writes `content` to a temporary file beside `path` and returns its name; nothing is left
+// behind on failure.
+Result<std::string> write_temporary(const std::string& path, const std::string& content) {
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (out) {
+      out << content;
+      out.flush();
+    }
+    if (out) return temporary;
+  }
+  std::error_code ec;
+  fs::remove(temporary, ec);
+  return Error::make(ErrorCode::kIo, path + ": cannot write");
+}
+
+}  // namespace
 
 Result<SplitCounts> split_labelled_csv(const std::string& input, const std::string& train_path,
                                        const std::string& test_path, const SplitOptions& options) {
   if (!(options.holdout > 0 && options.holdout < 1)) {
     return Error::invalid("--holdout must be between 0 and 1 (exclusive)");
+  }
+  if (same_file(train_path, input) || same_file(test_path, input)) {
+    return Error::invalid(
+        (same_file(train_path, input) ? "--out-train " + train_path : "--out-test " + test_path) +
+        " is the input " + input + ": it would be overwritten");
+  }
+  if (same_file(train_path, test_path)) {
+    return Error::invalid("--out-train " + train_path + " and --out-test " + test_path +
+                          " are the same file: one part would be lost");
+  }
+  for (const std::string* path : {&train_path, &test_path}) {
+    std::error_code ec;
+    if (fs::is_directory(*path, ec)) return Error::invalid(*path + ": is a directory");
   }
   auto table = read_csv_file(input);
   if (!table) return table.error();
@@ -54,19 +107,36 @@ Result<SplitCounts> split_labelled_csv(const std::string& input, const std::stri
     for (std::size_t i = 0; i < count; ++i)
       held_out[rows[i]] = true;
   }
-  std::ofstream train(train_path, std::ios::binary | std::ios::trunc);
-  std::ofstream test(test_path, std::ios::binary | std::ios::trunc);
-  if (!train) return Error::make(ErrorCode::kIo, train_path + ": cannot write");
-  if (!test) return Error::make(ErrorCode::kIo, test_path + ": cannot write");
-  train << format_csv_row(table->header);
-  test << format_csv_row(table->header);
+  std::string train = format_csv_row(table->header);
+  std::string test = train;
   SplitCounts counts;
   counts.labels = static_cast<int>(rows_of.size());
   for (std::size_t r = 0; r < table->rows.size(); ++r) {
-    (held_out[r] ? test : train) << format_csv_row(table->rows[r].fields);
+    (held_out[r] ? test : train) += format_csv_row(table->rows[r].fields);
     ++(held_out[r] ? counts.test : counts.train);
   }
-  if (!train || !test) return Error::make(ErrorCode::kIo, "cannot write the split files");
+  // Both files are written in full before either replaces anything.
+  auto train_temporary = write_temporary(train_path, train);
+  if (!train_temporary) return train_temporary.error();
+  auto test_temporary = write_temporary(test_path, test);
+  std::error_code ec;
+  if (!test_temporary) {
+    fs::remove(*train_temporary, ec);
+    return test_temporary.error();
+  }
+  fs::rename(*train_temporary, train_path, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(*train_temporary, ec);
+    fs::remove(*test_temporary, ec);
+    return Error::make(ErrorCode::kIo, train_path + ": cannot replace (" + why + ")");
+  }
+  fs::rename(*test_temporary, test_path, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(*test_temporary, ec);
+    return Error::make(ErrorCode::kIo, test_path + ": cannot replace (" + why + ")");
+  }
   return counts;
 }
 

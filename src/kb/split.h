@@ -24,7 +24,9 @@ struct SplitCounts {
 
 // Writes `train_path` and `test_path` with the input's header and rows (in their original
 // order). Every label keeps at least one training row; a label's held-out count is its row
-// count times `holdout`, rounded.
+// count times `holdout`, rounded. kInvalidArgument when an output is the input or the other
+// output (the same file by any path or link); each file is written whole through a temporary
+// file and a rename, so a failure (kIo) leaves no partial or empty output.
 Result<SplitCounts> split_labelled_csv(const std::string& input, const std::string& train_path,
                                        const std::string& test_path, const SplitOptions& options);
 

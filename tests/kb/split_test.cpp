@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 
 #include "kb/csv.h"
@@ -72,6 +73,54 @@ TEST(Split, RejectsBadInput) {
   auto failed = split_labelled_csv(empty_label, dir.path() + "/a", dir.path() + "/b", options);
   ASSERT_FALSE(failed.ok());
   EXPECT_NE(failed.error().message.find("y.csv:3:"), std::string::npos);
+}
+
+// An output that is the input (by name, another spelling or a link) or the other output would
+// lose rows; a failed write must not leave an empty or partial file behind.
+TEST(Split, NeverOverwritesItsInputOrLosesAPart) {
+  testing::TestDir dir("split-same");
+  std::string content = "text,label\n";
+  for (int i = 0; i < 20; ++i)
+    content += "question " + std::to_string(i) + "," + (i % 2 ? "a" : "b") + "\n";
+  const std::string input = dir.write("in.csv", content);
+  std::filesystem::create_symlink(input, dir.path() + "/link.csv");
+  const std::string other = dir.path() + "/other.csv";
+  const SplitOptions options;
+  const std::pair<std::string, std::string> bad[] = {
+      {input, other},
+      {other, input},
+      {dir.path() + "/./in.csv", other},
+      {other, dir.path() + "/link.csv"},
+      {other, other},
+      {dir.path() + "/g.csv", dir.path() + "/sub/../g.csv"}};
+  std::filesystem::create_directories(dir.path() + "/sub");
+  for (const auto& [train, test] : bad) {
+    auto result = split_labelled_csv(input, train, test, options);
+    ASSERT_FALSE(result.ok()) << train << " " << test;
+    EXPECT_EQ(result.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(result.error().message.find(train == other ? test : train), std::string::npos)
+        << result.error().message;
+  }
+  auto kept = read_csv_file(input);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->rows.size(), 20u);
+  EXPECT_FALSE(std::filesystem::exists(other));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/g.csv"));
+
+  auto failed =
+      split_labelled_csv(input, dir.path() + "/missing/k.csv", dir.path() + "/l2.csv", options);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("missing/k.csv"), std::string::npos);
+  auto failed_test =
+      split_labelled_csv(input, dir.path() + "/k2.csv", dir.path() + "/missing/l.csv", options);
+  ASSERT_FALSE(failed_test.ok());
+  // Nothing but the input, its link and the empty subdirectory remains.
+  int files = 0;
+  for (const auto& item : std::filesystem::directory_iterator(dir.path())) {
+    (void)item;
+    ++files;
+  }
+  EXPECT_EQ(files, 3);
 }
 
 }  // namespace
