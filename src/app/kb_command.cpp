@@ -171,8 +171,9 @@ void add_kb_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(2, 20))
       ->capture_default_str();
   import
-      ->add_option("--target-precision", import_options.target_precision,
-                   "Precision the confidence threshold is chosen for (on the held-out questions)")
+      ->add_option(
+          "--target-precision", import_options.target_precision,
+          "Precision the confidence threshold is chosen for (on the held-out questions), in (0, 1]")
       ->capture_default_str();
   import_encoder.add(import);
   import->callback([&exit_code] {

@@ -1,5 +1,7 @@
 #include "kb/importer.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -144,6 +146,12 @@ Result<ImportReport> import_knowledge_base(const std::string& dir,
                                            const std::vector<std::string>& files,
                                            const ImportOptions& options) {
   if (files.empty()) return Error::invalid("no files to import");
+  // A precision outside (0, 1] (or NaN) would publish a threshold that means nothing.
+  if (!(options.target_precision > 0 && options.target_precision <= 1)) {
+    return Error::invalid(
+        fmt::format("--target-precision must be within (0, 1], not {}", options.target_precision));
+  }
+  if (options.folds < 2) return Error::invalid("--folds must be at least 2");
   Manifest manifest;
   std::vector<ParsedSource> parsed;
   for (const std::string& file : files) {

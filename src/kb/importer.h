@@ -26,7 +26,7 @@ struct ImportOptions {
   // of them, each fold scored by components trained on the others.
   int folds = 5;
   std::uint64_t seed = 1;                         // folds, fastText and the head
-  double target_precision = 0.95;                 // the confidence threshold's precision on dev
+  double target_precision = 0.95;                 // the threshold's precision on dev, (0, 1]
   double cache_wrong_rate = 0.01;                 // the semantic cache's wrong-hit ceiling on dev
   std::vector<ClassifierParams> classifier_grid;  // empty: default_classifier_grid()
   std::vector<HeadParams> head_grid;              // empty: default_head_grid()
@@ -39,7 +39,8 @@ struct ImportReport {
 };
 
 // Imports `files` into `dir` (created if needed) as a new generation and publishes it.
-// Fails, leaving the live generation untouched, on any malformed file (naming file and line).
+// Fails, leaving the live generation untouched, on any malformed file (naming file and line)
+// and on options out of range (kInvalidArgument naming the flag).
 Result<ImportReport> import_knowledge_base(const std::string& dir,
                                            const std::vector<std::string>& files,
                                            const ImportOptions& options);

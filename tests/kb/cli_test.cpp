@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -117,6 +118,33 @@ TEST(KbCli, ImportSearchEvalAndSplit) {
   }
   EXPECT_EQ(read_all(dir.path() + "/test-a.csv"), read_all(dir.path() + "/test-b.csv"));
   EXPECT_NE(read_all(dir.path() + "/test-a.csv").find("text,label\n"), std::string::npos);
+}
+
+// Labelled questions small enough to import in a moment.
+std::string small_labelled(const testing::TestDir& dir) {
+  return dir.write("labels.csv",
+                   "text,label\nwhere is my card,card\nmy card has not arrived,card\n"
+                   "how do I top up,top-up\ntop up by bank transfer,top-up\n");
+}
+
+// A precision outside (0, 1] would publish a threshold that means nothing: refused before
+// anything is written.
+TEST(KbCli, RefusesATargetPrecisionOutsideZeroToOne) {
+  testing::TestDir dir("cli-precision");
+  const std::string kb_dir = dir.path() + "/kb";
+  const std::string labelled = small_labelled(dir);
+  for (const char* precision : {"2", "nan", "-1", "0", "1.0001"}) {
+    const CommandRun run =
+        supportd_kb(dir, {"import", "--kb", kb_dir, labelled, "--text-col", "text", "--label-col",
+                          "label", "--target-precision", precision, "--no-encoder"});
+    EXPECT_EQ(run.exit_code, 2) << precision << "\n" << run.err;
+    EXPECT_NE(run.err.find("--target-precision"), std::string::npos) << run.err;
+    EXPECT_FALSE(std::filesystem::exists(kb_dir + "/CURRENT")) << precision;
+  }
+  EXPECT_EQ(supportd_kb(dir, {"import", "--kb", kb_dir, labelled, "--text-col", "text",
+                              "--label-col", "label", "--target-precision", "1", "--no-encoder"})
+                .exit_code,
+            0);
 }
 
 }  // namespace
