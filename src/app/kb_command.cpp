@@ -24,23 +24,36 @@ struct EncoderFlags {
   std::string model;  // empty: the encoder's default path
   std::string gguf;   // an embedding model in GGUF instead of the sentence encoder
   bool disabled = false;
+  const CLI::Option* model_option = nullptr;
+  const CLI::Option* gguf_option = nullptr;
 
   void add(CLI::App* command) {
-    command->add_option("--encoder-model", model,
-                        "Sentence encoder model file (default: the encoder's default path)");
-    command->add_option("--embedding-model", gguf,
-                        "An embedding model in GGUF (llama.cpp) instead of the sentence encoder");
+    model_option =
+        command->add_option("--encoder-model", model,
+                            "Sentence encoder model file (default: the encoder's default path)");
+    gguf_option = command->add_option(
+        "--embedding-model", gguf,
+        "An embedding model in GGUF (llama.cpp) instead of the sentence encoder");
     command->add_flag("--no-encoder", disabled, "Lexical retrieval only (BM25 and fastText)");
   }
 
-  // The encoder, or null with a warning on stderr saying why the lexical path is used.
-  std::shared_ptr<const kb::Embedder> open() const {
-    if (disabled) return nullptr;
+  // The encoder. When the default one cannot be loaded: null, with a warning on stderr saying
+  // why the lexical path is used. When the file named by --encoder-model or --embedding-model
+  // cannot be loaded: an error naming the flag (the user asked for that model).
+  Result<std::shared_ptr<const kb::Embedder>> open() const {
+    if (disabled) return std::shared_ptr<const kb::Embedder>();
+    const bool named_gguf = gguf_option->count() > 0;
+    const bool named_model = model_option->count() > 0;
+    const char* flag = named_gguf ? "--embedding-model" : "--encoder-model";
+    if ((named_gguf && gguf.empty()) || (named_model && model.empty()))
+      return Error::invalid(std::string(flag) + ": the file name is empty");
     auto embedder = gguf.empty() ? kb::open_sentence_encoder(model) : kb::open_gguf_embedder(gguf);
     if (!embedder) {
+      if (named_gguf || named_model)
+        return Error::invalid(std::string(flag) + ": " + embedder.error().message);
       fmt::print(stderr, "warning: {}; using the lexical path only (BM25 and fastText)\n",
                  embedder.error().message);
-      return nullptr;
+      return std::shared_ptr<const kb::Embedder>();
     }
     return std::shared_ptr<const kb::Embedder>(std::move(*embedder));
   }
@@ -183,7 +196,12 @@ void add_kb_command(CLI::App& app, int& exit_code) {
     return;
   }
   import_options.cjk = *mode;
-  import_options.embedder = import_encoder.open();
+  auto embedder = import_encoder.open();
+  if (!embedder) {
+    exit_code = fail(embedder.error());
+    return;
+  }
+  import_options.embedder = *embedder;
   auto report = kb::import_knowledge_base(import_dir, files, import_options);
   if (!report) {
     exit_code = fail(report.error());
@@ -204,7 +222,12 @@ search->add_option("-k", k, "How many entries")->capture_default_str();
 search->add_flag("--json", search_as_json, "Print JSON");
 search_encoder.add(search);
 search->callback([&exit_code] {
-  auto kb = kb::KnowledgeBase::open(search_dir, {search_encoder.open()});
+  auto embedder = search_encoder.open();
+  if (!embedder) {
+    exit_code = fail(embedder.error());
+    return;
+  }
+  auto kb = kb::KnowledgeBase::open(search_dir, {*embedder});
   if (!kb) {
     exit_code = fail(kb.error());
     return;
@@ -252,7 +275,12 @@ eval->callback([&exit_code] {
     exit_code = fail(questions.error());
     return;
   }
-  auto kb = kb::KnowledgeBase::open(eval_dir, {eval_encoder.open()});
+  auto embedder = eval_encoder.open();
+  if (!embedder) {
+    exit_code = fail(embedder.error());
+    return;
+  }
+  auto kb = kb::KnowledgeBase::open(eval_dir, {*embedder});
   if (!kb) {
     exit_code = fail(kb.error());
     return;

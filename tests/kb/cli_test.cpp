@@ -147,5 +147,39 @@ TEST(KbCli, RefusesATargetPrecisionOutsideZeroToOne) {
             0);
 }
 
+// A model the user named that does not load is an error naming the flag and the file, for
+// import, search and eval alike; only the default encoder falls back to lexical with a warning.
+TEST(KbCli, RefusesANamedModelThatDoesNotLoad) {
+  testing::TestDir dir("cli-models");
+  const std::string kb_dir = dir.path() + "/kb";
+  const std::string labelled = small_labelled(dir);
+  const std::vector<std::string> import = {"import",     "--kb", kb_dir,        labelled,
+                                           "--text-col", "text", "--label-col", "label"};
+  const std::string missing = dir.path() + "/missing.bin";
+  const std::vector<std::pair<std::string, std::string>> models = {{"--encoder-model", missing},
+                                                                   {"--embedding-model", missing},
+                                                                   {"--embedding-model", labelled}};
+  for (const auto& [flag, file] : models) {
+    std::vector<std::string> args = import;
+    args.insert(args.end(), {flag, file});
+    const CommandRun run = supportd_kb(dir, args);
+    EXPECT_EQ(run.exit_code, 2) << flag << " " << file << "\n" << run.err;
+    EXPECT_NE(run.err.find(flag + ": "), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find(file), std::string::npos) << run.err;
+    EXPECT_FALSE(std::filesystem::exists(kb_dir + "/CURRENT")) << flag;
+  }
+  std::vector<std::string> args = import;
+  args.push_back("--no-encoder");
+  ASSERT_EQ(supportd_kb(dir, args).exit_code, 0);
+  for (const auto& [flag, file] : models) {
+    CommandRun run = supportd_kb(dir, {"search", "--kb", kb_dir, "card", flag, file});
+    EXPECT_EQ(run.exit_code, 2) << "search " << flag << "\n" << run.err;
+    EXPECT_NE(run.err.find(flag + ": "), std::string::npos) << run.err;
+    run = supportd_kb(dir, {"eval", "--kb", kb_dir, labelled, flag, file});
+    EXPECT_EQ(run.exit_code, 2) << "eval " << flag << "\n" << run.err;
+    EXPECT_NE(run.err.find(flag + ": "), std::string::npos) << run.err;
+  }
+}
+
 }  // namespace
 }  // namespace supportd::kb
