@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 namespace supportd::kb {
 
@@ -19,6 +20,63 @@ namespace {
 constexpr std::size_t kGraphLinks = 16;          // M
 constexpr std::size_t kGraphConstruction = 200;  // ef at construction
 constexpr std::size_t kGraphSearch = 128;        // ef at search
+
+// hnswlib trusts the sizes and links in a saved graph: a damaged file makes it allocate from
+// garbage or follow links out of bounds. Its header must describe exactly the graph this index
+// would build (M, dimensions, rows) before hnswlib reads the file.
+Status check_graph_header(const std::string& path, std::size_t rows, int dimensions) {
+  std::ifstream in(path, std::ios::binary);
+  std::size_t offset_level0 = 0, max_elements = 0, count = 0, size_per_element = 0,
+              label_offset = 0, offset_data = 0, max_m = 0, max_m0 = 0, m = 0;
+  int max_level = 0;
+  unsigned int enterpoint = 0;
+  for (std::size_t* field :
+       {&offset_level0, &max_elements, &count, &size_per_element, &label_offset, &offset_data}) {
+    in.read(reinterpret_cast<char*>(field), sizeof *field);
+  }
+  in.read(reinterpret_cast<char*>(&max_level), sizeof max_level);
+  in.read(reinterpret_cast<char*>(&enterpoint), sizeof enterpoint);
+  for (std::size_t* field : {&max_m, &max_m0, &m})
+    in.read(reinterpret_cast<char*>(field), sizeof *field);
+  const std::size_t links0 = kGraphLinks * 2 * sizeof(unsigned int) + sizeof(unsigned int);
+  const std::size_t data = static_cast<std::size_t>(dimensions) * sizeof(float);
+  if (!in || offset_level0 != 0 || count != rows || max_elements < rows || m != kGraphLinks ||
+      max_m != kGraphLinks || max_m0 != 2 * kGraphLinks || offset_data != links0 ||
+      label_offset != links0 + data || size_per_element != links0 + data + sizeof(std::size_t) ||
+      max_level < 0 || max_level > 64 || enterpoint >= rows) {
+    return Error::make(ErrorCode::kCorrupt,
+                       path + ": not the HNSW graph of these vectors (damaged header)");
+  }
+  return {};
+}
+
+// After loading: every label names a row, every level and link count is within bounds and
+// every link names an element.
+Status check_graph_links(const hnswlib::HierarchicalNSW<float>& graph, std::size_t rows,
+                         const std::string& path) {
+  auto bad = [&](std::size_t element) {
+    return Error::make(ErrorCode::kCorrupt, path + ": element " + std::to_string(element) +
+                                                " has a damaged label or link list");
+  };
+  auto links_ok = [&](unsigned int* list, std::size_t most) {
+    const std::size_t n = graph.getListCount(list);
+    if (n > most) return false;
+    for (std::size_t j = 1; j <= n; ++j) {
+      if (list[j] >= rows) return false;
+    }
+    return true;
+  };
+  for (std::size_t i = 0; i < rows; ++i) {
+    const auto id = static_cast<unsigned int>(i);
+    const int levels = graph.element_levels_[i];
+    if (graph.getExternalLabel(id) >= rows || levels < 0 || levels > graph.maxlevel_) return bad(i);
+    if (!links_ok(graph.get_linklist0(id), graph.maxM0_)) return bad(i);
+    for (int level = 1; level <= levels; ++level) {
+      if (!links_ok(graph.get_linklist(id, level), graph.maxM_)) return bad(i);
+    }
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -41,6 +99,8 @@ Result<std::unique_ptr<DenseIndex>> DenseIndex::build(std::vector<float> vectors
   const auto rows = static_cast<std::size_t>(index->rows_);
   try {
     if (!graph_path.empty() && std::filesystem::exists(graph_path)) {
+      if (Status status = check_graph_header(graph_path, rows, dimensions); !status)
+        return status.error();
       graph->index =
           std::make_unique<hnswlib::HierarchicalNSW<float>>(&graph->space, graph_path, false, rows);
       if (graph->index->cur_element_count != rows) {
@@ -49,6 +109,8 @@ Result<std::unique_ptr<DenseIndex>> DenseIndex::build(std::vector<float> vectors
                                std::to_string(graph->index->cur_element_count) +
                                " vectors, the matrix " + std::to_string(rows));
       }
+      if (Status status = check_graph_links(*graph->index, rows, graph_path); !status)
+        return status.error();
     } else {
       graph->index = std::make_unique<hnswlib::HierarchicalNSW<float>>(
           &graph->space, rows, kGraphLinks, kGraphConstruction, 100);

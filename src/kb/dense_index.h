@@ -24,7 +24,8 @@ class DenseIndex {
   ~DenseIndex();
 
   // Indexes `rows` vectors of `dimensions` floats (row-major). Above `exact_limit` rows an HNSW
-  // graph is built (or loaded from `graph_path` when that file exists and matches).
+  // graph is built (or loaded from `graph_path` when that file exists and matches; kCorrupt
+  // naming it when its header, labels or links do not fit these vectors).
   static Result<std::unique_ptr<DenseIndex>> build(std::vector<float> vectors, int dimensions,
                                                    int exact_limit = kDefaultExactLimit,
                                                    const std::string& graph_path = {});

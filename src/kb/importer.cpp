@@ -347,6 +347,7 @@ Result<ImportReport> import_knowledge_base(const std::string& dir,
   if (!hash) return hash.error();
   manifest.version = "g" + std::to_string(manifest.generation) + "-" + hash->substr(0, 12);
   manifest.created = utc_now();
+  if (Status status = record_files(generation, manifest); !status) return status.error();
   if (Status status = write_manifest(generation + "/manifest.json", manifest); !status) {
     return status.error();
   }

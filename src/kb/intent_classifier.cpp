@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "kb/fasttext_file.h"
+
 namespace supportd::kb {
 
 struct IntentClassifier::Model {
@@ -95,6 +97,8 @@ Result<std::unique_ptr<IntentClassifier>> IntentClassifier::train(
 
 Result<std::unique_ptr<IntentClassifier>> IntentClassifier::load(const std::string& path,
                                                                  int class_count) {
+  // fastText trusts every size in the file: a damaged one hangs or aborts inside it.
+  if (Status status = check_fasttext_file(path); !status) return status.error();
   auto model = std::make_unique<Model>();
   try {
     model->fasttext.loadModel(path);

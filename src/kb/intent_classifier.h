@@ -35,7 +35,8 @@ class IntentClassifier {
       const ClassifierParams& params, const std::string& work_dir,
       const std::function<void(double)>& progress = {});
 
-  // Loads a model saved by save(); fails when it names classes outside [0, class_count).
+  // Loads a model saved by save(); kCorrupt naming the file when its layout is damaged
+  // (check_fasttext_file) or it names classes outside [0, class_count).
   static Result<std::unique_ptr<IntentClassifier>> load(const std::string& path, int class_count);
 
   Status save(const std::string& path) const;

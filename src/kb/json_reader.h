@@ -32,6 +32,11 @@ class JsonReader {
     }
     return static_cast<int>(value->to_number<std::int64_t>());
   }
+  Result<std::int64_t> integer64(std::string_view key) const {
+    const boost::json::value* value = find(key);
+    if (value == nullptr || !value->is_int64()) return missing(key, "a 64-bit integer");
+    return value->as_int64();
+  }
   Result<bool> boolean(std::string_view key) const {
     const boost::json::value* value = find(key);
     if (value == nullptr || !value->is_bool()) return missing(key, "true or false");

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -234,6 +235,17 @@ Result<StoredVectors> read_vectors(const std::string& path) {
       header[0] > 65536 || header[1] > header[2] || header[2] > (1u << 28)) {
     return Error::make(ErrorCode::kCorrupt, path + ": not a vector file");
   }
+  // The header's sizes must match the file's before anything is allocated from them.
+  const std::uintmax_t expected =
+      sizeof kVectorMagic + sizeof header +
+      std::uintmax_t{header[1]} *
+          (sizeof(std::uint32_t) + std::uintmax_t{header[0]} * sizeof(float));
+  std::error_code ec;
+  if (const std::uintmax_t size = fs::file_size(path, ec); ec || size != expected) {
+    return Error::make(ErrorCode::kCorrupt,
+                       path + ": " + std::to_string(size) + " bytes, its header implies " +
+                           std::to_string(expected) + " (truncated or damaged)");
+  }
   StoredVectors vectors;
   vectors.dimensions = static_cast<int>(header[0]);
   vectors.documents = static_cast<int>(header[2]);
@@ -249,6 +261,10 @@ Result<StoredVectors> read_vectors(const std::string& path) {
           static_cast<std::streamsize>(vectors.values.size() * sizeof(float)));
   if (!in || in.peek() != std::char_traits<char>::eof()) {
     return Error::make(ErrorCode::kCorrupt, path + ": truncated or oversized vector file");
+  }
+  for (float value : vectors.values) {
+    if (!std::isfinite(value))
+      return Error::make(ErrorCode::kCorrupt, path + ": a vector has a value that is not finite");
   }
   return vectors;
 }

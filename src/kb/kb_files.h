@@ -4,7 +4,8 @@
 //                        entries.jsonl (one entry per line), and when present classifier-N.bin
 //                        (fastText), vectors.bin, head.bin, graph.bin (HNSW)
 // Import writes a new generation completely, then points CURRENT at it, so a reader never
-// sees a half-written knowledge base. Reading validates everything and names file and line.
+// sees a half-written knowledge base. Reading validates everything and names file and line;
+// read_vectors() checks the file's size against its header before allocating.
 // Thread-safe (pure functions on paths; concurrent writers to one DIR are not supported).
 #pragma once
 

@@ -48,6 +48,9 @@ Result<std::shared_ptr<const KnowledgeBase>> KnowledgeBase::open(const std::stri
   if (!manifest) return manifest.error();
   state->manifest = std::move(*manifest);
   const Manifest& m = state->manifest;
+  // Every data file is checked against the size and hash import recorded before it is parsed.
+  const auto verify = [&](const std::string& name) { return verify_file(m, *generation, name); };
+  if (Status status = verify("entries.jsonl"); !status) return status.error();
   auto entries = read_entries(path("entries.jsonl"));
   if (!entries) return entries.error();
   if (static_cast<int>(entries->size()) != m.entries) {
@@ -75,6 +78,7 @@ Result<std::shared_ptr<const KnowledgeBase>> KnowledgeBase::open(const std::stri
 
   std::vector<std::unique_ptr<IntentClassifier>> classifiers;
   for (std::size_t i = 0; i < m.classifiers.size(); ++i) {
+    if (Status status = verify(classifier_file(i)); !status) return status.error();
     auto loaded = IntentClassifier::load(path(classifier_file(i).c_str()),
                                          static_cast<int>(c.entries.size()));
     if (!loaded) return loaded.error();
@@ -91,6 +95,7 @@ Result<std::shared_ptr<const KnowledgeBase>> KnowledgeBase::open(const std::stri
                                 ", the loaded encoder is " + options.embedder->fingerprint() +
                                 ": lexical path only (re-import to use this encoder)");
     } else {
+      if (Status status = verify("vectors.bin"); !status) return status.error();
       auto vectors = read_vectors(path("vectors.bin"));
       if (!vectors) return vectors.error();
       if (vectors->dimensions != options.embedder->dimensions()) {
@@ -103,6 +108,7 @@ Result<std::shared_ptr<const KnowledgeBase>> KnowledgeBase::open(const std::stri
         return status.error();
       }
       if (m.head) {
+        if (Status status = verify("head.bin"); !status) return status.error();
         auto loaded = SoftmaxHead::load(path("head.bin"));
         if (!loaded) return loaded.error();
         for (int target : (*loaded)->targets()) {
@@ -130,6 +136,9 @@ Result<std::shared_ptr<const KnowledgeBase>> KnowledgeBase::open(const std::stri
   if (m.graph && !std::filesystem::exists(path("graph.bin"))) {
     return Error::make(ErrorCode::kCorrupt,
                        path("graph.bin") + ": missing (named by the manifest)");
+  }
+  if (m.graph && state->embedder) {
+    if (Status status = verify("graph.bin"); !status) return status.error();
   }
   const std::vector<bool> all(c.documents.size(), true);
   auto parts = build_parts(c, all, choices, std::move(classifiers), std::move(head),

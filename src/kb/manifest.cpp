@@ -2,6 +2,9 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
+
 #include "kb/csv.h"
 #include "kb/json_reader.h"
 #include "kb/kb_files.h"
@@ -165,6 +168,10 @@ Status write_manifest(const std::string& path, const Manifest& m) {
   for (const auto& note : m.notes)
     notes.push_back(json::string(note));
   root["notes"] = notes;
+  json::array files;
+  for (const auto& f : m.files)
+    files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"fnv1a64", f.fnv1a64}});
+  root["files"] = files;
   return write_file_atomically(path, json::serialize(root) + "\n");
 }
 
@@ -285,7 +292,73 @@ Result<Manifest> read_manifest(const std::string& path) {
   for (const json::value& note : *notes) {
     if (note.is_string()) m.notes.emplace_back(note.as_string());
   }
+  if (root.find("files") != nullptr) {  // absent in generations written before it was added
+    const json::array* files = nullptr;
+    KB_READ(files, root.array("files"));
+    for (const json::value& value : *files) {
+      if (!value.is_object()) return Error::make(ErrorCode::kCorrupt, path + ": bad file record");
+      JsonReader f(value.as_object(), path + ".files");
+      FileRecord record;
+      KB_READ(record.name, f.string("name"));
+      KB_READ(record.bytes, f.integer64("bytes"));
+      KB_READ(record.fnv1a64, f.string("fnv1a64"));
+      if (record.name.empty() || record.name.find('/') != std::string::npos || record.bytes < 0)
+        return Error::make(ErrorCode::kCorrupt, path + ": bad file record '" + record.name + "'");
+      m.files.push_back(std::move(record));
+    }
+  }
   return m;
+}
+
+Status record_files(const std::string& generation, Manifest& manifest) {
+  std::vector<std::string> names = {"entries.jsonl"};
+  for (std::size_t i = 0; i < manifest.classifiers.size(); ++i)
+    names.push_back(classifier_file(i));
+  for (const char* name : {"vectors.bin", "head.bin", "graph.bin"})
+    names.emplace_back(name);
+  manifest.files.clear();
+  for (const std::string& name : names) {
+    const std::string path = generation + "/" + name;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) continue;
+    const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+    if (ec) return Error::make(ErrorCode::kIo, path + ": cannot read (" + ec.message() + ")");
+    auto hash = file_hash(path);
+    if (!hash) return hash.error();
+    manifest.files.push_back({name, static_cast<std::int64_t>(bytes), *hash});
+  }
+  return {};
+}
+
+Status verify_file(const Manifest& manifest, const std::string& generation,
+                   const std::string& name) {
+  if (manifest.files.empty()) return {};
+  const std::string path = generation + "/" + name;
+  auto record = std::find_if(manifest.files.begin(), manifest.files.end(),
+                             [&](const FileRecord& f) { return f.name == name; });
+  if (record == manifest.files.end()) {
+    return Error::make(ErrorCode::kCorrupt, path + ": not recorded in the manifest");
+  }
+  std::error_code ec;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (ec) {
+    return Error::make(ErrorCode::kCorrupt, path + ": missing or unreadable (" + ec.message() +
+                                                "; re-import the knowledge base)");
+  }
+  if (bytes != static_cast<std::uintmax_t>(record->bytes)) {
+    return Error::make(ErrorCode::kCorrupt,
+                       path + ": " + std::to_string(bytes) + " bytes, the manifest records " +
+                           std::to_string(record->bytes) +
+                           " (truncated or replaced; re-import the knowledge base)");
+  }
+  auto hash = file_hash(path);
+  if (!hash) return hash.error();
+  if (*hash != record->fnv1a64) {
+    return Error::make(ErrorCode::kCorrupt, path + ": checksum " + *hash +
+                                                ", the manifest records " + record->fnv1a64 +
+                                                " (damaged; re-import the knowledge base)");
+  }
+  return {};
 }
 
 }  // namespace supportd::kb

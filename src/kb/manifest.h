@@ -3,6 +3,7 @@
 // the file and key. Thread-safe (pure functions on paths).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,14 @@ struct DevSummary {
   std::vector<ComponentAccuracy> vectors;
 };
 
+// A data file of the generation as import wrote it, checked before the file is read: a truncated
+// or damaged file is refused naming it instead of reaching fastText, hnswlib or the parsers.
+struct FileRecord {
+  std::string name;  // "entries.jsonl", "classifier-1.bin", "vectors.bin", ...
+  std::int64_t bytes = 0;
+  std::string fnv1a64;  // file_hash()
+};
+
 struct Manifest {
   int format_version = kFormatVersion;
   int generation = 0;
@@ -65,9 +74,18 @@ struct Manifest {
   std::optional<SemanticCacheCalibration> semantic_cache;
   DevSummary dev;
   std::vector<std::string> notes;
+  std::vector<FileRecord> files;  // empty: a generation written before files were recorded
 };
 
 Status write_manifest(const std::string& path, const Manifest& manifest);
 Result<Manifest> read_manifest(const std::string& path);
+
+// Records the size and hash of every data file in the `generation` directory into `files`.
+Status record_files(const std::string& generation, Manifest& manifest);
+// Checks `name` in `generation` against its record: kCorrupt naming the file when the size or
+// hash differs, or when files are recorded but this one is not. OK without records (an older
+// generation: the readers' own checks are all there is).
+Status verify_file(const Manifest& manifest, const std::string& generation,
+                   const std::string& name);
 
 }  // namespace supportd::kb

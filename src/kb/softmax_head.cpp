@@ -2,8 +2,10 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <numeric>
@@ -145,6 +147,17 @@ Result<std::unique_ptr<SoftmaxHead>> SoftmaxHead::load(const std::string& path) 
       header[0] > 65536 || header[1] == 0 || header[1] > (1u << 24)) {
     return Error::make(ErrorCode::kCorrupt, path + ": not a softmax head file");
   }
+  // The header's sizes must match the file's before anything is allocated from them.
+  const std::uintmax_t expected =
+      sizeof kMagic + sizeof header +
+      std::uintmax_t{header[1]} * (sizeof(std::int32_t) + sizeof(float)) +
+      std::uintmax_t{header[0]} * header[1] * sizeof(float);
+  std::error_code ec;
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec); ec || size != expected) {
+    return Error::make(ErrorCode::kCorrupt,
+                       path + ": " + std::to_string(size) + " bytes, its header implies " +
+                           std::to_string(expected) + " (truncated or damaged)");
+  }
   std::unique_ptr<SoftmaxHead> head(new SoftmaxHead());
   head->dimensions_ = static_cast<int>(header[0]);
   head->targets_.resize(header[1]);
@@ -161,6 +174,12 @@ Result<std::unique_ptr<SoftmaxHead>> SoftmaxHead::load(const std::string& path) 
           static_cast<std::streamsize>(head->bias_.size() * sizeof(float)));
   if (!in || in.peek() != std::char_traits<char>::eof()) {
     return Error::make(ErrorCode::kCorrupt, path + ": truncated or oversized softmax head file");
+  }
+  for (const std::vector<float>* values : {&head->weights_, &head->bias_}) {
+    for (float value : *values) {
+      if (!std::isfinite(value))
+        return Error::make(ErrorCode::kCorrupt, path + ": a weight is not finite");
+    }
   }
   return head;
 }

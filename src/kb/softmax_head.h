@@ -34,6 +34,8 @@ class SoftmaxHead {
       std::span<const float> vectors, int dimensions, const std::vector<int>& targets,
       const HeadParams& params, const std::function<void(double)>& progress = {});
 
+  // Reads a head saved by save(); kCorrupt naming the file when its size is not the one its
+  // header implies (checked before allocating) or a weight is not finite.
   static Result<std::unique_ptr<SoftmaxHead>> load(const std::string& path);
   Status save(const std::string& path) const;
 
