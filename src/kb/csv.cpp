@@ -28,6 +28,10 @@ Result<CsvTable> parse_csv(std::string_view text, const std::string& file) {
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + bad, '\n'));
     return csv_error(file, line, "invalid UTF-8 (save the file as UTF-8)");
   }
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + nul, '\n'));
+    return csv_error(file, line, "a NUL byte (the file is binary or damaged)");
+  }
   CsvTable table;
   table.file = file;
   std::vector<CsvRow> records;
@@ -98,6 +102,13 @@ Result<CsvTable> parse_csv(std::string_view text, const std::string& file) {
     if (table.header[c].empty()) {
       return csv_error(file, records.front().line,
                        "column " + std::to_string(c + 1) + " of the header has no name");
+    }
+    // Two columns of one name: which one a reader takes would be a silent choice.
+    const auto first = std::find(table.header.begin(), table.header.end(), table.header[c]);
+    if (first != table.header.begin() + static_cast<std::ptrdiff_t>(c)) {
+      return csv_error(file, records.front().line,
+                       "column " + std::to_string(c + 1) + " of the header, '" + table.header[c] +
+                           "', repeats column " + std::to_string(first - table.header.begin() + 1));
     }
   }
   for (std::size_t r = 1; r < records.size(); ++r) {

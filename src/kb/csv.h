@@ -26,7 +26,8 @@ struct CsvTable {
 
 // Parses `text` read from `file` (named in errors). The first record is the header; a UTF-8
 // byte-order mark is dropped, blank lines are allowed, anything else malformed fails: a row
-// with the wrong number of fields, a stray or unterminated quote, invalid UTF-8.
+// with the wrong number of fields, a stray or unterminated quote, invalid UTF-8, a NUL byte, a
+// header naming one column twice.
 Result<CsvTable> parse_csv(std::string_view text, const std::string& file);
 
 // Reads and parses a file.

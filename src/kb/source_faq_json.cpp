@@ -3,7 +3,10 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "core/text.h"
 #include "core/utf8.h"
@@ -58,6 +61,46 @@ std::vector<std::size_t> element_offsets(std::string_view text, std::size_t i) {
   return offsets;
 }
 
+// The offset of the first key that appears twice in one object of `text` (valid JSON), and the
+// key; nothing when every object's keys are distinct. Boost.JSON keeps one of the two silently.
+std::optional<std::pair<std::size_t, std::string>> duplicate_key(std::string_view text) {
+  struct Frame {
+    bool object = false;
+    bool expect_key = false;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> stack;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      const std::size_t start = i;
+      bool escaped = false;
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') {
+          escaped = true;
+          ++i;
+        }
+      }
+      if (stack.empty() || !stack.back().object || !stack.back().expect_key) continue;
+      std::string key(text.substr(start + 1, i - start - 1));
+      if (escaped) {  // compare what the escapes mean: "a" and "\u0061" are one key
+        boost::system::error_code ec;
+        const json::value decoded = json::parse(text.substr(start, i - start + 1), ec);
+        if (!ec && decoded.is_string()) key = std::string(decoded.as_string());
+      }
+      stack.back().expect_key = false;
+      if (!stack.back().keys.insert(key).second) return std::make_pair(start, key);
+    } else if (c == '{' || c == '[') {
+      stack.push_back({c == '{', c == '{', {}});
+    } else if ((c == '}' || c == ']') && !stack.empty()) {
+      stack.pop_back();
+    } else if (c == ',' && !stack.empty() && stack.back().object) {
+      stack.back().expect_key = true;
+    }
+  }
+  return std::nullopt;
+}
+
 Result<json::value> parse_json(std::string_view text, const std::string& file, int first_line) {
   json::stream_parser parser;
   boost::system::error_code ec;
@@ -66,6 +109,11 @@ Result<json::value> parse_json(std::string_view text, const std::string& file, i
   if (ec) {
     return Error::invalid(file + ":" + std::to_string(first_line + line_at(text, used) - 1) +
                           ": invalid JSON (" + ec.message() + ")");
+  }
+  if (const auto duplicate = duplicate_key(text)) {
+    return Error::invalid(file + ":" +
+                          std::to_string(first_line + line_at(text, duplicate->first) - 1) +
+                          ": the key '" + duplicate->second + "' appears twice in one object");
   }
   return parser.release();
 }

@@ -99,6 +99,11 @@ Result<ParsedSource> parse_markdown(std::string_view text, const std::string& fi
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + bad, '\n'));
     return Error::invalid(file + ":" + std::to_string(line) + ": invalid UTF-8");
   }
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + nul, '\n'));
+    return Error::invalid(file + ":" + std::to_string(line) +
+                          ": a NUL byte (the file is binary or damaged)");
+  }
   std::vector<Section> sections(1);  // sections[0]: text before the first heading
   std::string fence;
   int fence_line = 0;

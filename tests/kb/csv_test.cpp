@@ -68,5 +68,19 @@ TEST(Csv, FormattedRowsReadBackUnchanged) {
   EXPECT_EQ(table->rows[0].fields, fields);
 }
 
+TEST(Csv, RefusesARepeatedColumnAndNulBytes) {
+  auto repeated = parse_csv("text,text,category\na,b,c\n", "q.csv");
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_NE(
+      repeated.error().message.find("q.csv:1: column 2 of the header, 'text', repeats column 1"),
+      std::string::npos)
+      << repeated.error().message;
+  const std::string nul("text,category\nfine,a\nbro\0ken,b\n", 31);
+  auto with_nul = parse_csv(nul, "q.csv");
+  ASSERT_FALSE(with_nul.ok());
+  EXPECT_NE(with_nul.error().message.find("q.csv:3: a NUL byte"), std::string::npos)
+      << with_nul.error().message;
+}
+
 }  // namespace
 }  // namespace supportd::kb

@@ -73,6 +73,9 @@ TEST(Markdown, MalformedFilesNameTheLine) {
   ASSERT_FALSE(invalid.ok());
   EXPECT_TRUE(mentions(invalid.error(), "m.md:2: invalid UTF-8"));
   EXPECT_FALSE(parse_markdown("\n\n", "blank.md").ok());
+  auto nul = parse_markdown(std::string_view("# A\ntext\n\0more\n", 15), "m.md");
+  ASSERT_FALSE(nul.ok());
+  EXPECT_TRUE(mentions(nul.error(), "m.md:3: a NUL byte")) << nul.error().message;
 }
 
 TEST(FaqCsv, RowsSharingAnIdAreVariants) {
@@ -155,6 +158,25 @@ TEST(FaqJson, ProblemsNameFileAndLine) {
       "f.json", false);
   ASSERT_FALSE(duplicate.ok());
   EXPECT_TRUE(mentions(duplicate.error(), "f.json:2: id 'x' appears twice"));
+  // A key twice in one object (Boost.JSON would keep one silently), however it is spelled.
+  auto twice = parse_faq_json(
+      "[{\"question\":\"a\",\"answer\":\"b\"},\n{\"question\":\"c\",\n\"answer\":\"d\","
+      "\"question\":\"e\"}]",
+      "f.json", false);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_TRUE(mentions(twice.error(), "f.json:3: the key 'question' appears twice"))
+      << twice.error().message;
+  auto escaped = parse_faq_json(
+      "{\"question\":\"a\",\"answer\":\"b\"}\n{\"answer\":\"b\",\"\\u0061nswer\":\"c\"}\n",
+      "f.jsonl", true);
+  ASSERT_FALSE(escaped.ok());
+  EXPECT_TRUE(mentions(escaped.error(), "f.jsonl:2: the key 'answer' appears twice"))
+      << escaped.error().message;
+  // The same key in different objects, or as a value, is fine.
+  EXPECT_TRUE(parse_faq_json("[{\"question\":\"answer\",\"answer\":\"question\"},"
+                             "{\"question\":\"q\",\"answer\":\"a\",\"tags\":[\"answer\"]}]",
+                             "f.json", false)
+                  .ok());
 }
 
 TEST(LabelledCsv, EveryLabelBecomesAnIntent) {
