@@ -21,6 +21,20 @@ int fail(const Error& error) {
   return error.code == ErrorCode::kInvalidArgument ? 2 : 1;
 }
 
+// A whole number in [min, max], with a message a person can read (CLI11's PositiveNumber
+// printed its range as a 310-digit double).
+CLI::Validator whole_number(int min, int max) {
+  const std::string range = fmt::format("{} to {}", min, max);
+  return CLI::Validator(
+      [min, max, range](std::string& input) -> std::string {
+        int value = 0;
+        if (!CLI::detail::lexical_cast(input, value) || value < min || value > max)
+          return fmt::format("must be a whole number from {}, not '{}'", range, input);
+        return {};
+      },
+      fmt::format("{}..{}", min, max));
+}
+
 const std::map<std::string, Backend> kBackends = {{"eigen", Backend::kEigen},
                                                   {"ggml", Backend::kGgml}};
 
@@ -72,7 +86,7 @@ int run_embed(const EmbedOptions& o) {
                    : "",
                fmt::join(ids, " "), o.dimensions,
                fmt::join(vector.begin(),
-                         vector.begin() + std::clamp(o.dimensions, 0, encoder::kDimensions), " "));
+                         vector.begin() + std::clamp(o.dimensions, 1, encoder::kDimensions), " "));
   }
   if (o.json || o.texts.size() < 2) return 0;
   fmt::print("cosine similarity:\n     ");
@@ -107,7 +121,8 @@ void add_encoder_command(CLI::App& app, int& exit_code) {
   e->add_option("--backend", embed.backend, "eigen or ggml (default: the faster)")
       ->transform(CLI::CheckedTransformer(kBackends, CLI::ignore_case));
   e->add_option("--dimensions", embed.dimensions, "Vector components to print")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(1, encoder::kDimensions));
   e->add_flag("--json", embed.json, "One JSON object per text: text, ids, vector");
   e->callback([&exit_code] { exit_code = run_embed(embed); });
 
@@ -121,16 +136,16 @@ void add_encoder_command(CLI::App& app, int& exit_code) {
                 "CSV whose first column is the text (default: built-in questions)");
   b->add_option("--queries", bench.queries, "Single-text encodes to time")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1000000));
   b->add_option("--batch", bench.batch, "Texts per batch")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 4096));
   b->add_option("--batches", bench.batches, "Batches to time")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 100000));
   b->add_option("--threads", bench.threads, "Threads per batch (0: all cores)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, 256));
   b->callback([&exit_code] {
     auto report = encoder::run_benchmark(bench);
     if (!report) {
