@@ -44,10 +44,16 @@ class FileLock {
 // their paths, which is how an imported demo is recognised later.
 constexpr std::string_view kStagingPrefix = "supportd-demo-kb-";
 
-// Whether `dir` holds a knowledge base that should stay as it is.
-bool holds_knowledge(const std::string& dir, const std::shared_ptr<const kb::Embedder>& embedder) {
+// Whether `dir` holds a knowledge base that should stay as it is (true), or none at all or an
+// outdated demo (false). One that is there but does not open is an error: it is reported,
+// never imported over.
+Result<bool> holds_knowledge(const std::string& dir,
+                             const std::shared_ptr<const kb::Embedder>& embedder) {
   auto opened = kb::KnowledgeBase::open(dir, {embedder});
-  return opened && !is_outdated_demo(opened.value()->manifest(), embedder.get());
+  if (opened) return !is_outdated_demo(opened.value()->manifest(), embedder.get());
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::path(dir) / "CURRENT", ec)) return opened.error();
+  return false;
 }
 
 }  // namespace
@@ -64,14 +70,18 @@ bool is_outdated_demo(const kb::Manifest& manifest, const kb::Embedder* embedder
 
 Result<bool> ensure_demo_knowledge(const std::string& dir,
                                    std::shared_ptr<const kb::Embedder> embedder) {
-  if (holds_knowledge(dir, embedder)) return false;
+  auto held = holds_knowledge(dir, embedder);
+  if (!held) return held.error();
+  if (*held) return false;
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(fs::path(dir).parent_path(), ec);
   const FileLock lock(dir + ".lock");
   if (!lock.held())
     return Error::make(ErrorCode::kIo, "cannot lock " + dir + ".lock: " + std::strerror(errno));
-  if (holds_knowledge(dir, embedder)) return false;  // another process imported it meanwhile
+  held = holds_knowledge(dir, embedder);  // another process may have imported it meanwhile
+  if (!held) return held.error();
+  if (*held) return false;
   const fs::path staging =
       fs::temp_directory_path() / (std::string(kStagingPrefix) + std::to_string(getpid()));
   fs::create_directories(staging, ec);

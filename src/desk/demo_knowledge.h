@@ -19,7 +19,8 @@ bool is_outdated_demo(const kb::Manifest& manifest, const kb::Embedder* embedder
 
 // Imports the embedded demo files into `dir` unless it already holds a knowledge base other
 // than an outdated demo (which gets a new generation with vectors). Returns true when it
-// imported.
+// imported; the open error when `dir` holds a knowledge base that does not open (damaged files
+// are reported, never imported over).
 Result<bool> ensure_demo_knowledge(const std::string& dir,
                                    std::shared_ptr<const kb::Embedder> embedder);
 

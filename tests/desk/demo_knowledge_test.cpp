@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -93,6 +94,22 @@ TEST_F(DemoKnowledge, AnotherKnowledgeBaseWithoutVectorsIsLeftAsItIs) {
   EXPECT_EQ(after->manifest().version, before->manifest().version);
   EXPECT_EQ(after->manifest().entries, 1);
   EXPECT_TRUE(after->manifest().encoder.empty());
+}
+
+TEST_F(DemoKnowledge, AKnowledgeBaseThatDoesNotOpenIsReportedNotReplaced) {
+  const std::string dir = (root_ / "kb").string();
+  const std::string file = (root_ / "faq.json").string();
+  std::ofstream(file) << R"([{"id": "faq/refund", "title": "Refunds", "locale": "en",
+    "questions": ["How do I get a refund?"], "answer": "Within five working days."}])";
+  auto imported = kb::import_knowledge_base(dir, {file}, kb::ImportOptions{});
+  ASSERT_TRUE(imported) << imported.error().message;
+  const fs::path entries = fs::path(imported->generation) / "entries.jsonl";
+  fs::resize_file(entries, fs::file_size(entries) / 2);  // damaged
+  auto ensured = ensure_demo_knowledge(dir, encoder_);
+  ASSERT_FALSE(ensured) << "the demo was imported over a damaged knowledge base";
+  EXPECT_EQ(kb::KnowledgeBase::open(dir, {encoder_}).ok(), false);  // still the user's, damaged
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2)
+      << "CURRENT and the one generation";
 }
 
 }  // namespace
