@@ -13,16 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "supportd_command.h"
+
 namespace supportd::bench {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Command {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using Command = supportd::testing::CommandRun;
 
 class BenchCli : public ::testing::Test {
  protected:
@@ -38,25 +36,10 @@ class BenchCli : public ::testing::Test {
     return (dir_ / name).string();
   }
 
-  // Runs `supportd bench ARGS` (each argument single-quoted for the shell).
-  Command bench(const std::vector<std::string>& args) const {
-    std::string line = std::string("'") + SUPPORTD_BINARY + "' bench";
-    for (const std::string& arg : args)
-      line += " '" + arg + "'";
-    const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    line += " >'" + out + "' 2>'" + err + "' </dev/null";
-    const int status = std::system(line.c_str());
-    Command c;
-    c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    auto slurp = [](const std::string& path) {
-      std::ifstream in(path);
-      std::stringstream text;
-      text << in.rdbuf();
-      return text.str();
-    };
-    c.out = slurp(out);
-    c.err = slurp(err);
-    return c;
+  // Runs `supportd bench ARGS`.
+  static Command bench(std::vector<std::string> args) {
+    args.insert(args.begin(), "bench");
+    return supportd::testing::run_supportd(args);
   }
 
   fs::path dir_;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "http_client.h"
+#include "supportd_command.h"
 #include "test_model.h"
 
 namespace supportd {
@@ -270,27 +271,16 @@ TEST(DeskServeFlags, AConfigValueItsSettingCannotHoldIsRefusedNotWrapped) {
   }
 }
 
-// `supportd serve ARGS` run to its end: its exit status and everything it printed.
-std::pair<int, std::string> serve_refusal(const std::string& arguments) {
-  const std::string command = std::string(SUPPORTD_BINARY) + " serve " + arguments + " 2>&1";
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  std::string output;
-  char chunk[4096];
-  while (pipe != nullptr && std::fgets(chunk, sizeof(chunk), pipe) != nullptr)
-    output += chunk;
-  const int status = pipe != nullptr ? ::pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
 TEST(DeskServeFlags, AnUnknownLogLevelOrAnEmptyDataDirIsRefusedBeforeAnythingStarts) {
-  const auto [level_status, level] = serve_refusal("--log-level bogus");
-  EXPECT_EQ(level_status, 2) << level;
-  EXPECT_NE(level.find("--log-level must be trace, debug, info, warn, error or off"),
+  const auto level = testing::run_supportd({"serve", "--log-level", "bogus"});
+  EXPECT_EQ(level.exit_code, 2) << level.err;
+  EXPECT_NE(level.err.find("--log-level must be trace, debug, info, warn, error or off"),
             std::string::npos)
-      << level;
-  const auto [directory_status, directory] = serve_refusal("--data-dir ''");
-  EXPECT_EQ(directory_status, 2) << directory;
-  EXPECT_NE(directory.find("--data-dir must name a directory"), std::string::npos) << directory;
+      << level.err;
+  const auto directory = testing::run_supportd({"serve", "--data-dir", ""});
+  EXPECT_EQ(directory.exit_code, 2) << directory.err;
+  EXPECT_NE(directory.err.find("--data-dir must name a directory"), std::string::npos)
+      << directory.err;
 }
 
 TEST(DeskServeFlags, AKeyGivenTwiceIsRefusedAtStart) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "supportd_command.h"
 #include "test_dir.h"
 
 namespace supportd::kb {
@@ -17,11 +18,7 @@ namespace {
 
 const std::string kData = SUPPORTD_KB_TEST_DATA;
 
-struct CommandRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using supportd::testing::CommandRun;
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path);
@@ -30,18 +27,10 @@ std::string read_all(const std::string& path) {
   return content.str();
 }
 
-// Runs `supportd kb ARGS` (arguments are single-quoted for the shell).
-CommandRun supportd_kb(const testing::TestDir& dir, const std::vector<std::string>& args) {
-  std::string command = std::string("'") + SUPPORTD_BINARY + "' kb";
-  for (const std::string& arg : args)
-    command += " '" + arg + "'";
-  command += " >'" + dir.path() + "/out' 2>'" + dir.path() + "/err' </dev/null";
-  const int status = std::system(command.c_str());
-  CommandRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = read_all(dir.path() + "/out");
-  run.err = read_all(dir.path() + "/err");
-  return run;
+// Runs `supportd kb ARGS`.
+CommandRun supportd_kb(const testing::TestDir&, std::vector<std::string> args) {
+  args.insert(args.begin(), "kb");
+  return supportd::testing::run_supportd(args);
 }
 
 TEST(KbCli, MalformedFilesExitWithFileAndLine) {
