@@ -36,8 +36,11 @@ class IntentClassifier {
       const std::function<void(double)>& progress = {});
 
   // Loads a model saved by save(); kCorrupt naming the file when its layout is damaged
-  // (check_fasttext_file) or it names classes outside [0, class_count).
-  static Result<std::unique_ptr<IntentClassifier>> load(const std::string& path, int class_count);
+  // (check_fasttext_file) or it names classes outside [0, class_count). `verified`: the caller
+  // already matched the file against the checksum recorded when save() wrote it, so the layout
+  // walk (a whole extra read) is skipped.
+  static Result<std::unique_ptr<IntentClassifier>> load(const std::string& path, int class_count,
+                                                        bool verified = false);
 
   Status save(const std::string& path) const;
 

@@ -80,7 +80,7 @@ Result<std::shared_ptr<const KnowledgeBase>> KnowledgeBase::open(const std::stri
   for (std::size_t i = 0; i < m.classifiers.size(); ++i) {
     if (Status status = verify(classifier_file(i)); !status) return status.error();
     auto loaded = IntentClassifier::load(path(classifier_file(i).c_str()),
-                                         static_cast<int>(c.entries.size()));
+                                         static_cast<int>(c.entries.size()), !m.files.empty());
     if (!loaded) return loaded.error();
     classifiers.push_back(std::move(*loaded));
   }
