@@ -21,6 +21,7 @@
 #include "bench/report_text.h"
 #include "bench/runner.h"
 #include "bench/token_log.h"
+#include "core/same_file.h"
 
 namespace supportd::app {
 namespace {
@@ -124,11 +125,8 @@ Status prepare(BenchFlags& f, const CLI::App& command) {
 // sent (a run can take hours), and no two of them, nor the trace read, may be one file.
 Status check_outputs(const BenchFlags& f, const CLI::App& command) {
   namespace fs = std::filesystem;
-  std::vector<std::pair<std::string, fs::path>> taken;  // flag, canonical path
-  if (!f.options.trace_path.empty()) {
-    std::error_code ec;
-    taken.emplace_back("--trace", fs::weakly_canonical(f.options.trace_path, ec));
-  }
+  std::vector<std::pair<std::string, std::string>> taken;  // flag, path
+  if (!f.options.trace_path.empty()) taken.emplace_back("--trace", f.options.trace_path);
   for (const auto& [flag, path] :
        {std::pair<const char*, const std::string&>{"--json", f.json_path},
         {"--html", f.html_path},
@@ -151,14 +149,13 @@ Status check_outputs(const BenchFlags& f, const CLI::App& command) {
       return Error::invalid(
           std::string(flag) + ": cannot write " + path + " (" + std::strerror(errno) + ")", name);
     }
-    const fs::path canonical = fs::weakly_canonical(file, ec);
     for (const auto& [other, other_path] : taken) {
-      if (!ec && canonical == other_path) {
+      if (same_file(path, other_path)) {
         return Error::invalid(std::string(flag) + ": " + path + " is also the file of " + other,
                               name);
       }
     }
-    taken.emplace_back(flag, canonical);
+    taken.emplace_back(flag, path);
   }
   return {};
 }

@@ -8,27 +8,13 @@
 #include <map>
 #include <random>
 
+#include "core/same_file.h"
 #include "kb/csv.h"
 
 namespace supportd::kb {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Whether two paths name one file: the same inode when both exist (hard links and symlinks
-// included), else the same path once resolved.
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec)) {
-    const bool same = fs::equivalent(a, b, ec);
-    if (!ec) return same;
-  }
-  const fs::path ca = fs::weakly_canonical(a, ec);
-  if (ec) return a == b;
-  const fs::path cb = fs::weakly_canonical(b, ec);
-  if (ec) return a == b;
-  return ca == cb;
-}
 
 // Writes `content` to a temporary file beside `path` and returns its name; nothing is left
 // behind on failure.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "core/same_file.h"
 #include "engine/llama/model.h"
 #include "gguf.h"
 #include "llama.h"
@@ -44,7 +45,7 @@ Status quantize(const std::string& in, const std::string& out, const std::string
   }
   gguf_free(gguf);
   namespace fs = std::filesystem;
-  if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) {
+  if (same_file(in, out)) {
     return Error::invalid("the output " + out + " is the input file: name another output", "out");
   }
   if (fs::is_directory(out, ec)) return Error::invalid("the output " + out + " is a directory");
