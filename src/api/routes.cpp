@@ -68,11 +68,23 @@ http::Router make_router(Services& s) {
   for (const char* page : {"/", "/agent", "/dashboard", "/static/{file}"}) {
     own("GET", page, serve_static);
   }
+  // An unknown path or method from an allowed page: readable there, not a network error.
+  router.label_misses([&s](const http::Request& request, http::Response& response) {
+    s.cross_origin.label_error(request, response);
+  });
   for (const auto& [pattern, methods] : open_paths) {
     router.add("OPTIONS", pattern,
                [&s, methods](http::Request& r) { return s.cross_origin.preflight(r, methods); });
   }
   return router;
+}
+
+http::ServerOptions serve_routes_with(const Services& services, http::ServerOptions options) {
+  options.label_errors = [cross_origin = services.cross_origin](const http::Request& request,
+                                                                http::Response& response) {
+    cross_origin.label_error(request, response);
+  };
+  return options;
 }
 
 }  // namespace supportd::api

@@ -6,6 +6,7 @@
 
 #include "http/cross_origin.h"
 #include "http/router.h"
+#include "http/server.h"
 
 namespace supportd::engine {
 class Engine;
@@ -33,5 +34,9 @@ struct Services {
 };
 
 http::Router make_router(Services& services);
+
+// `options` with what the routes ask of the server: the errors it answers before any route
+// (a body over the limit, a malformed request) carry the CORS headers open routes have.
+http::ServerOptions serve_routes_with(const Services& services, http::ServerOptions options);
 
 }  // namespace supportd::api

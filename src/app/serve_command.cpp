@@ -112,7 +112,7 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
   services.warnings = (*desk)->warnings;
   services.cross_origin = config.cross_origin;
   http::Router router = api::make_router(services);
-  http::Server server(config.http,
+  http::Server server(api::serve_routes_with(services, config.http),
                       [&router](http::Request& request) { return router.dispatch(request); });
   if (Status status = server.start(); !status) {
     fmt::print(stderr, "error: {}\n", status.error().message);

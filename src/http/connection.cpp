@@ -124,6 +124,13 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   stream_.expires_after(options.read_timeout);
   auto [ec, header_bytes] =
       co_await bhttp::async_read_header(stream_, buffer_, parser, as_tuple(use_awaitable));
+  // The headers as far as they were read, for the errors answered below (their CORS headers).
+  const auto headers_read = [&parser] {
+    Request seen;
+    for (const auto& field : parser.get())
+      seen.headers.emplace_back(lower_case(field.name_string()), std::string(field.value()));
+    return seen;
+  };
   if (!ec && parser.get().count(bhttp::field::transfer_encoding) > 0) {
     // Only "chunked" alone: with another coding the body's end is unknowable (RFC 9112 6.3:
     // 400 and close, or the rest of the body would be read as the next request) or the body
@@ -133,7 +140,7 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
       co_await write_error(400,
                            "Transfer-Encoding \"" + codings +
                                "\" does not end in chunked: the body's length is unknown",
-                           "bad_request");
+                           "bad_request", headers_read());
       co_return false;
     }
     if (codings.find(',') != std::string::npos ||
@@ -141,7 +148,7 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
       co_await write_error(
           501,
           "Transfer-Encoding \"" + codings + "\" is not supported: send the body plain or chunked",
-          "unsupported_transfer_encoding");
+          "unsupported_transfer_encoding", headers_read());
       co_return false;
     }
   }
@@ -159,7 +166,7 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
       co_await write_error(413,
                            "request body is larger than the limit of " +
                                std::to_string(options.body_limit) + " bytes",
-                           "request_too_large");
+                           "request_too_large", headers_read());
     } else if (ec == bhttp::error::header_limit) {
       co_await write_error(431,
                            "request headers are larger than the limit of " +
@@ -168,7 +175,8 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
     } else if (ec != beast::error::timeout && ec != net::error::eof &&
                ec != bhttp::error::end_of_stream && ec != net::error::connection_reset &&
                ec != net::error::operation_aborted && ec != bhttp::error::partial_message) {
-      co_await write_error(400, "malformed HTTP request: " + ec.message(), "bad_request");
+      co_await write_error(400, "malformed HTTP request: " + ec.message(), "bad_request",
+                           headers_read());
     }
     co_return false;
   }
@@ -180,7 +188,8 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   request.method = std::string(message.method_string());
   request.target = std::string(message.target());
   if (request.target.empty() || request.target.front() != '/') {
-    co_await write_error(400, "request target must be an absolute path", "bad_request");
+    co_await write_error(400, "request target must be an absolute path", "bad_request",
+                         headers_read());
     co_return false;
   }
   const std::size_t question = request.target.find('?');
@@ -215,9 +224,10 @@ net::awaitable<bool> Connection::write_response(Response& response, bool keep_al
 }
 
 net::awaitable<bool> Connection::write_error(int status, std::string_view message,
-                                             std::string_view code) {
+                                             std::string_view code, const Request& seen) {
   Response response = error_response(status, message, "invalid_request_error", code);
   if (status == 503) response = error_response(status, message, "server_error", code);
+  if (server_.options.label_errors) server_.options.label_errors(seen, response);
   co_return co_await write_response(response, false);
 }
 

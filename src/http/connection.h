@@ -36,7 +36,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   net::awaitable<bool> read_request(Request& request, bool& keep_alive);
   // `head_only`: the answer to HEAD, its Content-Length that of the body it leaves out.
   net::awaitable<bool> write_response(Response& response, bool keep_alive, bool head_only = false);
-  net::awaitable<bool> write_error(int status, std::string_view message, std::string_view code);
+  // Answers a JSON error and ends the connection; `seen` holds the request's headers as far as
+  // they were read (ServerOptions::label_errors sees them).
+  net::awaitable<bool> write_error(int status, std::string_view message, std::string_view code,
+                                   const Request& seen = {});
   // Streams a deferred answer; false when the connection should end.
   // `headers`: set on the deferred Response itself (CORS, say), sent with whatever head follows.
   net::awaitable<bool> write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive,

@@ -174,6 +174,13 @@ Response CrossOrigin::preflight(const Request& request, const std::string& metho
   return response;
 }
 
+void CrossOrigin::label_error(const Request& request, Response& response) const {
+  const std::string_view origin = request.header("origin");
+  if (origin.empty() || same_origin(request) || !allows(origin)) return;
+  allow_origin(response, origin);
+  response.headers.emplace_back("Access-Control-Expose-Headers", kExposedHeaders);
+}
+
 void CrossOrigin::allow_origin(Response& response, std::string_view origin) const {
   if (!origin.empty()) {
     response.headers.emplace_back("Access-Control-Allow-Origin",

@@ -35,6 +35,11 @@ class CrossOrigin {
   // 403, unless its origin is listed by name (a "*." pattern does not count).
   Router::Handler same_site(Router::Handler handler) const;
 
+  // An error answered before any route's policy ran (no such path, a method not allowed, a
+  // body over the limit): the CORS headers that let an allowed page read it, instead of
+  // seeing a network error. Nothing for a request without an allowed Origin.
+  void label_error(const Request& request, Response& response) const;
+
   // True when pages of `origin` may call the open routes ("*" or listed).
   bool allows(std::string_view origin) const;
   // True when `origin` itself is in the list (not only matched by a "*." pattern).

@@ -57,15 +57,17 @@ Response Router::dispatch(Request& request) const {
     allowed += (allowed.empty() ? "" : ", ") + route.method;
     if (route.method == "GET") allowed += ", HEAD";
   }
+  Response miss;
   if (!allowed.empty()) {
-    Response r =
-        error_response(405, "method " + request.method + " is not allowed on " + request.path,
-                       "invalid_request_error", "method_not_allowed");
-    r.headers.emplace_back("Allow", allowed);
-    return r;
+    miss = error_response(405, "method " + request.method + " is not allowed on " + request.path,
+                          "invalid_request_error", "method_not_allowed");
+    miss.headers.emplace_back("Allow", allowed);
+  } else {
+    miss = error_response(404, "no such endpoint: " + request.path, "invalid_request_error",
+                          "not_found");
   }
-  return error_response(404, "no such endpoint: " + request.path, "invalid_request_error",
-                        "not_found");
+  if (label_misses_) label_misses_(request, miss);
+  return miss;
 }
 
 }  // namespace supportd::http

@@ -16,7 +16,12 @@ class Router {
  public:
   using Handler = std::function<Response(Request&)>;
 
+  // Called on the 404s and 405s the router answers itself, which no route's policy saw (e.g.
+  // to add the CORS headers that let an allowed page read them).
+  using Label = std::function<void(const Request& request, Response& response)>;
+
   void add(std::string method, std::string pattern, Handler handler);
+  void label_misses(Label label) { label_misses_ = std::move(label); }
   Response dispatch(Request& request) const;
 
  private:
@@ -28,6 +33,7 @@ class Router {
   static bool match(const Route& route, const std::vector<std::string_view>& path, Headers* params);
 
   std::vector<Route> routes_;
+  Label label_misses_;
 };
 
 }  // namespace supportd::http

@@ -26,6 +26,9 @@ struct ServerOptions {
   std::chrono::milliseconds write_timeout{30000};  // the client must accept each write in time
   std::size_t max_connections = 10000;
   std::size_t websocket_message_limit = 64 * 1024;  // larger messages close the socket (1009)
+  // Called on the errors the server answers before any handler (413, 400 for a malformed
+  // request...) with the request's headers as far as they were read; e.g. to add CORS headers.
+  std::function<void(const Request& request, Response& response)> label_errors;
 };
 
 class Server {

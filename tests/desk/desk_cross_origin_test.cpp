@@ -99,6 +99,25 @@ TEST_F(DeskCrossOrigin, OtherSitesGetAJsonRefusalAndNothingHappens) {
   EXPECT_EQ(call("POST", "/v1/sessions", own, R"({"user":"demo"})").status, 201);
 }
 
+TEST_F(DeskCrossOrigin, ErrorsAnsweredBeforeAnyRouteAreReadableByTheListedSite) {
+  // No such path, a method the path does not take, a body over the limit: without the CORS
+  // headers the widget sees a network error instead of the JSON saying what went wrong.
+  const auto missing = call("GET", "/v1/no-such-thing", kShop);
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.header("access-control-allow-origin"), kShop);
+  const auto wrong_method = call("DELETE", "/v1/sessions", kShop);
+  EXPECT_EQ(wrong_method.status, 405);
+  EXPECT_EQ(wrong_method.header("access-control-allow-origin"), kShop);
+  const std::string huge(1100 * 1024, ' ');  // over the 1 MiB default body limit
+  const auto too_large = call("POST", "/v1/sessions", kShop, huge);
+  EXPECT_EQ(too_large.status, 413);
+  EXPECT_EQ(too_large.header("access-control-allow-origin"), kShop);
+  EXPECT_NE(too_large.body.find("request_too_large"), std::string::npos);
+  // Another site learns nothing more than before.
+  EXPECT_EQ(call("GET", "/v1/no-such-thing", kOther).header("access-control-allow-origin"), "");
+  EXPECT_EQ(call("POST", "/v1/sessions", kOther, huge).header("access-control-allow-origin"), "");
+}
+
 TEST_F(DeskCrossOrigin, TheAgentsEndpointsAndSocketAreForTheServersOwnPages) {
   // The status of a WebSocket handshake to the agents' socket from a page of `origin`.
   auto socket_from = [&](const std::string& origin) {

@@ -73,8 +73,9 @@ class DeskServer {
     router_ = std::make_unique<http::Router>(api::make_router(*services_));
     http::ServerOptions server_options;
     server_options.port = 0;
-    server_ = std::make_unique<http::Server>(
-        server_options, [this](http::Request& r) { return router_->dispatch(r); });
+    server_ =
+        std::make_unique<http::Server>(api::serve_routes_with(*services_, server_options),
+                                       [this](http::Request& r) { return router_->dispatch(r); });
     EXPECT_TRUE(server_->start().ok());
   }
   ~DeskServer() {
