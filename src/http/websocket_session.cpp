@@ -130,6 +130,16 @@ net::awaitable<void> Connection::run_websocket(std::shared_ptr<WebSocketHandler>
   ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
   ws.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
     response.set(beast::http::field::server, "supportd");
+    if (response.result() == beast::http::status::switching_protocols) return;
+    // A refused handshake (no key, a version other than 13...): Beast's reason, in the JSON
+    // error every other refusal has.
+    const int status = static_cast<int>(response.result_int());
+    const Response error = error_response(
+        status, "WebSocket handshake refused: " + response.body(), "invalid_request_error",
+        status == 426 ? "unsupported_websocket_version" : "bad_websocket_handshake");
+    response.set(beast::http::field::content_type, error.content_type);
+    response.body() = error.body;
+    response.prepare_payload();
   }));
   ws.read_message_max(server_.options.websocket_message_limit);
   auto [ec] = co_await ws.async_accept(last_message_, as_tuple(use_awaitable));

@@ -128,6 +128,31 @@ TEST_F(DeskSocket, RefusesUnknownAndForgedSessionsBeforeUpgrading) {
   EXPECT_EQ(plain.status, 426);  // a plain GET is told to upgrade
 }
 
+TEST_F(DeskSocket, AHandshakeBeastRefusesIsAJsonError) {
+  // The raw handshake to the customers' socket, with `fields` for the version and key.
+  auto handshake = [&](const std::string& fields) {
+    testing::Connection c(server().port());
+    c.send("GET /v1/ws?session=" + server().new_session() + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+           "Connection: Upgrade\r\nUpgrade: websocket\r\n" + fields + "\r\n");
+    return c.read_response();
+  };
+  const auto old_version =
+      handshake("Sec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n");
+  EXPECT_EQ(old_version.status, 426);
+  EXPECT_EQ(old_version.header("sec-websocket-version"), "13");  // RFC 6455 4.4
+  EXPECT_EQ(old_version.header("content-type"), "application/json");
+  EXPECT_EQ(json::parse(old_version.body).at("error").at("code"),
+            json::value("unsupported_websocket_version"));
+  const auto no_key = handshake("Sec-WebSocket-Version: 13\r\n");
+  EXPECT_EQ(no_key.status, 400);
+  EXPECT_EQ(no_key.header("content-type"), "application/json");
+  const json::value error = json::parse(no_key.body).at("error");
+  EXPECT_EQ(error.at("code"), json::value("bad_websocket_handshake"));
+  EXPECT_NE(std::string(error.at("message").as_string()).find("Sec-WebSocket-Key"),
+            std::string::npos)
+      << no_key.body;
+}
+
 TEST_F(DeskSocket, TheAgentSocketAnswersOnlyARealPing) {
   Socket agents(server().port(), "/v1/agent/ws");
   // Skips pushes of the waiting list (other tests' conversations may be waiting).
