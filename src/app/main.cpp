@@ -22,7 +22,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 has a code per kind of mistake (105-114); a usage error exits 2 whichever it is,
+    // as supportd's own checks of the same options do. --help and --version exit 0.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   return exit_code;
 }

@@ -31,7 +31,9 @@ void add_model_command(CLI::App& app, int& exit_code) {
   s->add_option("--type", synth.type, std::string("Weight type: ") + model::quant_type_names())
       ->capture_default_str();
   s->add_option("--out", synth.out, "Output file (.gguf)")->required();
-  s->add_option("--seed", synth.seed, "Random seed for the weights")->capture_default_str();
+  s->add_option("--seed", synth.seed, "Random seed for the weights (0 to 2^64-1)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   static bool unshaped = false;
   s->add_flag("--unshaped", unshaped,
               "Let every token be sampled, even byte fragments that are not UTF-8 on their own "
