@@ -22,6 +22,7 @@
 #include "bench/runner.h"
 #include "bench/token_log.h"
 #include "core/same_file.h"
+#include "core/temp_file.h"
 
 namespace supportd::app {
 namespace {
@@ -55,13 +56,6 @@ struct BenchFlags {
   std::vector<std::string> compare;
   std::string steady_decode_from;
 };
-
-Status write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (out) out << text;
-  if (!out || !out.flush()) return Error::make(ErrorCode::kIo, "cannot write " + path);
-  return {};
-}
 
 // Turns the raw flags into options; errors name the flag.
 Status prepare(BenchFlags& f, const CLI::App& command) {
@@ -144,8 +138,10 @@ Status check_outputs(const BenchFlags& f, const CLI::App& command) {
           std::string(flag) + ": cannot write " + path + " (no directory " + parent.string() + ")",
           name);
     }
+    // Reports are written beside the file and renamed onto it: its directory must take a new
+    // file, and an existing file must be one its owner lets us replace.
     const bool exists = fs::exists(file, ec);
-    if (::access(exists ? file.c_str() : parent.c_str(), W_OK) != 0) {
+    if (::access(parent.c_str(), W_OK) != 0 || (exists && ::access(file.c_str(), W_OK) != 0)) {
       return Error::invalid(
           std::string(flag) + ": cannot write " + path + " (" + std::strerror(errno) + ")", name);
     }
@@ -199,7 +195,7 @@ int run(BenchFlags& f, const CLI::App& command) {
   int code = 0;
   auto output = [&](const std::string& path, const std::string& what, auto make) {
     if (path.empty()) return;
-    if (auto status = write_file(path, make()); !status) {
+    if (auto status = write_file_atomically(path, make()); !status) {
       code = fail(status.error());
     } else {
       fmt::print(stderr, "wrote {} {}\n", what, path);

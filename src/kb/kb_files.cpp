@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 
+#include "core/temp_file.h"
 #include "core/text.h"
 #include "kb/csv.h"
 #include "kb/json_reader.h"
@@ -52,20 +53,6 @@ Result<EntryKind> kind_from(std::string_view name, const std::string& where) {
 }
 
 }  // namespace
-
-Status write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.flush();
-    if (!out) return Error::make(ErrorCode::kIo, temporary + ": cannot write");
-  }
-  std::error_code ec;
-  fs::rename(temporary, path, ec);
-  if (ec) return Error::make(ErrorCode::kIo, path + ": cannot replace (" + ec.message() + ")");
-  return {};
-}
 
 Result<std::string> current_generation(const std::string& dir) {
   const fs::path current = fs::path(dir) / "CURRENT";

@@ -27,10 +27,6 @@ Result<std::pair<std::string, int>> next_generation(const std::string& dir);
 // Points CURRENT at `generation` atomically and removes generations older than the previous.
 Status publish_generation(const std::string& dir, const std::string& generation_name);
 
-// Replaces `path` with `content` through a temporary file and a rename, so a reader sees the
-// old file or the new one, never a partial one.
-Status write_file_atomically(const std::string& path, const std::string& content);
-
 Status write_entries(const std::string& path, const std::vector<Entry>& entries);
 Result<std::vector<Entry>> read_entries(const std::string& path);
 

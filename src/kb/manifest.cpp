@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/temp_file.h"
 #include "kb/csv.h"
 #include "kb/json_reader.h"
 #include "kb/kb_files.h"

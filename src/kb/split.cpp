@@ -1,37 +1,20 @@
 #include "kb/split.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include "core/same_file.h"
+#include "core/temp_file.h"
 #include "kb/csv.h"
 
 namespace supportd::kb {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Writes `content` to a temporary file beside `path` and returns its name; nothing is left
-// behind on failure.
-Result<std::string> write_temporary(const std::string& path, const std::string& content) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (out) {
-      out << content;
-      out.flush();
-    }
-    if (out) return temporary;
-  }
-  std::error_code ec;
-  fs::remove(temporary, ec);
-  return Error::make(ErrorCode::kIo, path + ": cannot write");
-}
 
 }  // namespace
 
@@ -102,27 +85,21 @@ Result<SplitCounts> split_labelled_csv(const std::string& input, const std::stri
     ++(held_out[r] ? counts.test : counts.train);
   }
   // Both files are written in full before either replaces anything.
-  auto train_temporary = write_temporary(train_path, train);
-  if (!train_temporary) return train_temporary.error();
-  auto test_temporary = write_temporary(test_path, test);
-  std::error_code ec;
-  if (!test_temporary) {
-    fs::remove(*train_temporary, ec);
-    return test_temporary.error();
+  const auto directory_of = [](const std::string& path) {
+    const fs::path parent = fs::path(path).parent_path();
+    return parent.empty() ? std::string(".") : parent.string();
+  };
+  TempFile train_file(directory_of(train_path), "split");
+  TempFile test_file(directory_of(test_path), "split");
+  for (const auto& [file, content, path] :
+       {std::tuple{&train_file, &train, &train_path}, std::tuple{&test_file, &test, &test_path}}) {
+    std::ofstream out;
+    if (file->ok()) out.open(file->path(), std::ios::binary | std::ios::trunc);
+    if (out) out << *content;
+    if (!out || !out.flush()) return Error::make(ErrorCode::kIo, *path + ": cannot write");
   }
-  fs::rename(*train_temporary, train_path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(*train_temporary, ec);
-    fs::remove(*test_temporary, ec);
-    return Error::make(ErrorCode::kIo, train_path + ": cannot replace (" + why + ")");
-  }
-  fs::rename(*test_temporary, test_path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(*test_temporary, ec);
-    return Error::make(ErrorCode::kIo, test_path + ": cannot replace (" + why + ")");
-  }
+  if (Status status = train_file.commit(train_path); !status) return status.error();
+  if (Status status = test_file.commit(test_path); !status) return status.error();
   return counts;
 }
 

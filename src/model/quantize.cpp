@@ -7,10 +7,10 @@
 #include <thread>
 
 #include "core/same_file.h"
+#include "core/temp_file.h"
 #include "engine/llama/model.h"
 #include "gguf.h"
 #include "llama.h"
-#include "model/temp_file.h"
 
 namespace supportd::model {
 

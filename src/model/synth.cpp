@@ -12,12 +12,12 @@
 #include <spdlog/spdlog.h>
 
 #include "core/progress.h"
+#include "core/temp_file.h"
 #include "core/utf8.h"
 #include "engine/llama/model.h"
 #include "gguf.h"
 #include "llama.h"
 #include "model/quantize.h"
-#include "model/temp_file.h"
 #include "model/vocabularies.h"
 
 namespace supportd::model {
