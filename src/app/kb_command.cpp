@@ -150,6 +150,7 @@ std::string search_json(const kb::SearchResult& result) {
                                       {"used_vectors", result.used_vectors},
                                       {"confidence", result.confidence},
                                       {"confident", result.confident},
+                                      {"shares_words", result.shares_words},
                                       {"hits", hits}});
 }
 
@@ -247,7 +248,9 @@ search->callback([&exit_code] {
   }
   fmt::print("language {}, {}; confidence {:.3f} ({})\n", result->language,
              result->used_vectors ? "lexical + encoder" : "lexical", result->confidence,
-             result->confident ? "confident" : "below the threshold");
+             result->confident      ? "confident"
+             : result->shares_words ? "below the threshold"
+                                    : "no word of the question is in the knowledge base");
   for (std::size_t i = 0; i < result->hits.size(); ++i) {
     const auto& hit = result->hits[i];
     fmt::print("{}. [{}] {} (score {:.3f}, confidence {:.3f})\n   {}\n   source: {}\n", i + 1,

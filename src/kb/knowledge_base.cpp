@@ -1,5 +1,6 @@
 #include "kb/knowledge_base.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <unordered_map>
 
@@ -212,9 +213,15 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
     hit.confidence = confidence(model.calibration, ranking, i);
     result.hits.push_back(std::move(hit));
   }
+  // The classifier and the encoder name a nearest entry for any text at all, and the
+  // calibration saw only real questions: without a single word in common with the knowledge
+  // base, their certainty is no evidence.
+  result.shares_words = std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
+    return c.features[static_cast<std::size_t>(Component::kBm25)] > 0;
+  });
   if (!result.hits.empty()) {
     result.confidence = result.hits.front().confidence;
-    result.confident = result.confidence >= model.calibration.threshold;
+    result.confident = result.shares_words && result.confidence >= model.calibration.threshold;
   }
   if (options.explain) {
     const Availability available = s.retriever->available();

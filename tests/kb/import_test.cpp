@@ -344,6 +344,17 @@ TEST(KbEncoder, VectorsJoinForEnglishAndTheLexicalPathRemainsWithoutThem) {
   for (const auto& ranking : english->components)
     dense_ranking |= ranking.component == "encoder-knn";
   EXPECT_TRUE(dense_ranking);
+  EXPECT_TRUE(english->shares_words);
+  // Text in no word of the knowledge base is never confident, however near the encoder and
+  // the classifier find some entry (the calibration only saw real questions).
+  for (const std::string& nonsense :
+       {std::string(3000, 'A'), std::string("asdkjh qwpeoiru zxmcnv")}) {
+    auto result = (*kb)->search(nonsense);
+    ASSERT_TRUE(result.ok());
+    EXPECT_TRUE(result->used_vectors);
+    EXPECT_FALSE(result->shares_words) << nonsense.substr(0, 24);
+    EXPECT_FALSE(result->confident) << nonsense.substr(0, 24) << ": " << result->confidence;
+  }
   auto chinese = (*kb)->search("退款要等几天");
   ASSERT_TRUE(chinese.ok());
   EXPECT_FALSE(chinese->used_vectors);  // the encoder is English-only
