@@ -247,8 +247,8 @@ std::string Desk::waiting_message(const std::string& tenant) {
                                       {"partial", list->partial}});
 }
 
-Result<store::WaitingList> Desk::waiting(const std::string& tenant) {
-  return stores_.sessions->waiting_for_human(tenant, 200);
+Result<store::WaitingList> Desk::waiting(const std::string& tenant, std::size_t limit) {
+  return stores_.sessions->waiting_for_human(tenant, limit);
 }
 
 Result<store::Conversation> Desk::take(const std::string& tenant, const std::string& session,

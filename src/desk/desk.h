@@ -97,7 +97,9 @@ class Desk {
                                             HandoffReason reason);
 
   // --- agents ---
-  Result<store::WaitingList> waiting(const std::string& tenant);
+  // `tenant`'s conversations waiting for a person, oldest first, at most `limit` (and at most
+  // store::kMaxWaitingListed: /v1/stats counts the waiting up to that).
+  Result<store::WaitingList> waiting(const std::string& tenant, std::size_t limit = 200);
   Result<store::Conversation> take(const std::string& tenant, const std::string& session,
                                    const std::string& agent);
   Result<std::int64_t> agent_reply(const std::string& tenant, const std::string& session,
