@@ -99,6 +99,12 @@ Answer Desk::timed(Answer answer, const char* stage,
 
 std::optional<Answer> Desk::answer_from_faq(const std::string& question) {
   const auto started = std::chrono::steady_clock::now();
+  auto answer = find_faq(question);
+  if (!answer) return std::nullopt;
+  return timed(std::move(answer).value(), "faq", started);
+}
+
+std::optional<Answer> Desk::find_faq(const std::string& question) {
   const auto index = faq_index();
   auto it = index->find(store::normalize_question(question));
   if (it == index->end()) return std::nullopt;
@@ -112,7 +118,7 @@ std::optional<Answer> Desk::answer_from_faq(const std::string& question) {
   answer.language = entry->locale;
   answer.citations.push_back({entry->id, entry->title,
                               entry->questions.empty() ? entry->title : entry->questions[0].text});
-  return timed(std::move(answer), "faq", started);
+  return answer;
 }
 
 std::optional<Answer> Desk::answer_from_cache(const std::string& tenant,

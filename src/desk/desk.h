@@ -122,6 +122,9 @@ class Desk {
  private:
   // A fast-path answer's last touch: its stage timing, in the answer and in the metrics.
   Answer timed(Answer answer, const char* stage, std::chrono::steady_clock::time_point started);
+  // The exact-FAQ lookup alone, neither timed nor counted (the turn's faq stage and
+  // answer_from_faq each count their own answers, once).
+  std::optional<Answer> find_faq(const std::string& question);
   class Turn;
   friend class Turn;
 

@@ -1,6 +1,6 @@
 // /v1/stats' `desk` object on a fresh desk: a knowledge-base answer, a handoff and a CSAT score
-// are counted there exactly as /metrics counts them, and the conversation waiting for a person
-// is counted until an agent takes it.
+// are counted there exactly as /metrics counts them, the conversation waiting for a person is
+// counted until an agent takes it, and an FAQ answer counts once.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -72,6 +72,26 @@ TEST(DeskStats, CountsAKnowledgeBaseAnswerAHandoffAndTheWaiting) {
           .status,
       200);
   EXPECT_EQ(desk_stats(server).at("waiting_for_human"), json::value(0));
+}
+
+// An exact FAQ question in a session is one answer (and one faq stage), in /metrics as in
+// /v1/stats; the one-shot fast path (/v1/answer) counts its own.
+TEST(DeskStats, AnFaqAnswerIsCountedOnce) {
+  DeskServer server;
+  const std::string session = server.new_session();
+  ASSERT_EQ(ask(server, session, "Where is my parcel?").at("source"), json::value("faq"));
+  json::object stats = desk_stats(server);
+  EXPECT_EQ(stats.at("answers").at("faq"), json::value(1));
+  EXPECT_EQ(stats.at("answers_total"), json::value(1));
+  EXPECT_EQ(stats.at("stages").at("faq").at("count"), json::value(1));
+  EXPECT_NE(server.registry().expose().find("supportd_desk_answers_total{source=\"faq\"} 1\n"),
+            std::string::npos);
+
+  ASSERT_EQ(server.post("/v1/answer", json::object{{"question", "Where is my parcel?"}}).status,
+            200);
+  stats = desk_stats(server);
+  EXPECT_EQ(stats.at("answers").at("faq"), json::value(2));
+  EXPECT_EQ(stats.at("stages").at("faq").at("count"), json::value(2));
 }
 
 }  // namespace
