@@ -116,7 +116,8 @@ test('the desk tiles and chart show what the desk did, and "Desk off" without it
   const handed = await post(`/v1/sessions/${encodeURIComponent(waiting)}/messages`, { text: 'I want to talk to a human please' });
   assert.equal(handed.answer.source, 'handoff');
 
-  await page.waitForFunction(() => document.getElementById('desk-csat').textContent !== '–', null, { timeout: 10000 });
+  // The handoff came last: a poll that shows it shows everything before it too.
+  await page.waitForFunction(() => document.getElementById('desk-handoffs').textContent === '1', null, { timeout: 10000 });
   assert.equal(await page.locator('#desk-kb').textContent(), '50 %');
   assert.equal(await page.locator('#desk-kb-sub').textContent(), '1 of 2 answers · model 0');
   assert.equal(await page.locator('#desk-handoffs').textContent(), '1');
