@@ -161,7 +161,7 @@ void ServingMetrics::record_inter_token(const std::string& priority, const std::
   windows_[priority_index(priority)].itl.add(seconds);
 }
 
-std::string ServingMetrics::stats_json() const {
+json::object ServingMetrics::stats_object() const {
   const engine::EngineStats s = engine_.stats();
   json::object classes;
   for (int p = 0; p < engine::kPriorityCount; ++p) {
@@ -203,11 +203,11 @@ std::string ServingMetrics::stats_json() const {
                        {"cpu_seconds", usage.cpu_seconds},
                        {"open_fds", usage.open_fds},
                        {"threads", usage.threads}};
-  return json::serialize(json::object{{"model", engine_.model().id},
-                                      {"window_s", 60},
-                                      {"engine", std::move(engine)},
-                                      {"classes", std::move(classes)},
-                                      {"process", std::move(process)}});
+  return json::object{{"model", engine_.model().id},
+                      {"window_s", 60},
+                      {"engine", std::move(engine)},
+                      {"classes", std::move(classes)},
+                      {"process", std::move(process)}};
 }
 
 }  // namespace supportd::api

@@ -3,6 +3,8 @@
 // Thread-safety: all methods may be called from any thread.
 #pragma once
 
+#include <boost/json/fwd.hpp>
+
 #include <array>
 #include <chrono>
 #include <string>
@@ -36,8 +38,9 @@ class ServingMetrics {
   void record(const RequestRecord& record);
   void record_inter_token(const std::string& priority, const std::string& tenant, double seconds);
 
-  // The /v1/stats document (JSON): engine state and percentiles per class over the window.
-  std::string stats_json() const;
+  // The /v1/stats document: engine state and percentiles per class over the window (the
+  // handler adds the desk's part).
+  boost::json::object stats_object() const;
 
   obs::Registry& registry() { return registry_; }
 

@@ -1,5 +1,5 @@
-// Operational endpoints: /v1/stats (JSON, percentiles over a sliding window) and /metrics
-// (Prometheus text format).
+// Operational endpoints: /v1/stats (JSON: percentiles over a sliding window, and the desk's
+// figures when it is on) and /metrics (Prometheus text format).
 #pragma once
 
 #include "api/routes.h"

@@ -99,6 +99,12 @@ Answer Desk::timed(Answer answer, const char* stage,
 
 std::optional<Answer> Desk::answer_from_faq(const std::string& question) {
   const auto started = std::chrono::steady_clock::now();
+  auto answer = find_faq(question);
+  if (!answer) return std::nullopt;
+  return timed(std::move(answer).value(), "faq", started);
+}
+
+std::optional<Answer> Desk::find_faq(const std::string& question) {
   const auto index = faq_index();
   auto it = index->find(store::normalize_question(question));
   if (it == index->end()) return std::nullopt;
@@ -112,7 +118,7 @@ std::optional<Answer> Desk::answer_from_faq(const std::string& question) {
   answer.language = entry->locale;
   answer.citations.push_back({entry->id, entry->title,
                               entry->questions.empty() ? entry->title : entry->questions[0].text});
-  return timed(std::move(answer), "faq", started);
+  return answer;
 }
 
 std::optional<Answer> Desk::answer_from_cache(const std::string& tenant,
@@ -247,8 +253,8 @@ std::string Desk::waiting_message(const std::string& tenant) {
                                       {"partial", list->partial}});
 }
 
-Result<store::WaitingList> Desk::waiting(const std::string& tenant) {
-  return stores_.sessions->waiting_for_human(tenant, 200);
+Result<store::WaitingList> Desk::waiting(const std::string& tenant, std::size_t limit) {
+  return stores_.sessions->waiting_for_human(tenant, limit);
 }
 
 Result<store::Conversation> Desk::take(const std::string& tenant, const std::string& session,

@@ -97,7 +97,9 @@ class Desk {
                                             HandoffReason reason);
 
   // --- agents ---
-  Result<store::WaitingList> waiting(const std::string& tenant);
+  // `tenant`'s conversations waiting for a person, oldest first, at most `limit` (and at most
+  // store::kMaxWaitingListed: /v1/stats counts the waiting up to that).
+  Result<store::WaitingList> waiting(const std::string& tenant, std::size_t limit = 200);
   Result<store::Conversation> take(const std::string& tenant, const std::string& session,
                                    const std::string& agent);
   Result<std::int64_t> agent_reply(const std::string& tenant, const std::string& session,
@@ -120,6 +122,9 @@ class Desk {
  private:
   // A fast-path answer's last touch: its stage timing, in the answer and in the metrics.
   Answer timed(Answer answer, const char* stage, std::chrono::steady_clock::time_point started);
+  // The exact-FAQ lookup alone, neither timed nor counted (the turn's faq stage and
+  // answer_from_faq each count their own answers, once).
+  std::optional<Answer> find_faq(const std::string& question);
   class Turn;
   friend class Turn;
 

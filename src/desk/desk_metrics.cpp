@@ -1,6 +1,24 @@
 #include "desk/desk_metrics.h"
 
+#include "desk/handoff_policy.h"
+
 namespace supportd::desk {
+namespace {
+
+// One bucket per score: the histogram's buckets are the score distribution.
+std::vector<double> csat_bounds() {
+  return {1, 2, 3, 4, 5};
+}
+
+std::map<std::string, double> counts(const obs::Family<obs::Counter>& family) {
+  std::map<std::string, double> out;
+  family.for_each([&](const obs::Labels& labels, const obs::Counter& counter) {
+    if (!labels.empty()) out[labels[0]] = counter.value();
+  });
+  return out;
+}
+
+}  // namespace
 
 const char* answer_source_name(AnswerSource source) {
   switch (source) {
@@ -29,8 +47,33 @@ DeskMetrics::DeskMetrics(obs::Registry& registry)
       feedback_(registry.counter("supportd_desk_feedback_total",
                                  "Feedback on answers (thumbs) and conversations.", {"kind"})),
       csat_(registry.histogram("supportd_desk_csat", "Customer satisfaction scores (1 to 5).", {},
-                               {1, 2, 3, 4, 5})),
+                               csat_bounds())),
       refused_(registry.counter("supportd_desk_input_refused_total",
                                 "Customer messages refused by content rules.", {"category"})) {}
+
+DeskFigures DeskMetrics::figures() const {
+  DeskFigures f;
+  f.answers = counts(answers_);
+  for (AnswerSource s : {AnswerSource::kFaq, AnswerSource::kKnowledge, AnswerSource::kCache,
+                         AnswerSource::kModel, AnswerSource::kFallback, AnswerSource::kRefused,
+                         AnswerSource::kHandoff, AnswerSource::kAgent}) {
+    f.answers.try_emplace(answer_source_name(s), 0.0);
+  }
+  f.handoffs = counts(handoffs_);
+  for (HandoffReason r :
+       {HandoffReason::kAsked, HandoffReason::kTopic, HandoffReason::kLowConfidence})
+    f.handoffs.try_emplace(handoff_reason_name(r), 0.0);
+  f.feedback = counts(feedback_);
+  for (const char* kind : {"thumb_up", "thumb_down", "csat"})
+    f.feedback.try_emplace(kind, 0.0);
+  f.refused = counts(refused_);
+  // Read without creating the unlabelled child: /metrics shows no scores until one is given.
+  f.csat = obs::Histogram(csat_bounds()).snapshot();
+  csat_.for_each([&](const obs::Labels&, const obs::Histogram& h) { f.csat = h.snapshot(); });
+  stages_.for_each([&](const obs::Labels& labels, const obs::Histogram& h) {
+    if (!labels.empty()) f.stages[labels[0]] = h.snapshot();
+  });
+  return f;
+}
 
 }  // namespace supportd::desk

@@ -225,7 +225,7 @@ bool Desk::Turn::check_handoff() {
 }
 
 bool Desk::Turn::answer_faq() {
-  auto faq = desk_.answer_from_faq(text_);
+  auto faq = desk_.find_faq(text_);
   if (!faq) return true;
   answer_.citations = faq->citations;
   answer_.confidence = 1.0;

@@ -1,6 +1,8 @@
 // The operations dashboard in headless Chromium: after some traffic it shows the server's
 // numbers (requests, latency percentiles per class, KV cells, process) and draws its charts;
-// when the server goes away it says so instead of showing stale numbers as live.
+// the desk's tiles count a question answered from the knowledge base, a handoff, the
+// conversation waiting and its CSAT, and say "Desk off" when /v1/stats has no desk; when the
+// server goes away it says so instead of showing stale numbers as live.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -72,6 +74,92 @@ test('chart labels fit: a slow time to first token reads 1 s, not a clipped 1000
   assert.deepEqual((await axisLabels(page))['chart-ttft'].map((l) => l.text), ['0', '1.25 s', '2.5 s']);
   await page.locator('#chart-ttft').scrollIntoViewIfNeeded();
   await screenshot(page, 'dashboard-axis');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+async function post(url, body) {
+  const r = await fetch(`${server.url}${url}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await r.json();
+  assert.ok(r.ok, `${url}: ${r.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+// Every text of the desk's tiles fits its box and overlaps no other.
+function deskTilesLayout(page) {
+  return page.evaluate(() => [...document.querySelectorAll('#desk-tiles .tile')].flatMap((tile) => {
+    const parts = [...tile.children].filter((c) => c.getBoundingClientRect().height > 0);
+    const problems = parts.filter((p) => p.scrollWidth > p.clientWidth + 1).map((p) => `${p.id || p.tagName} overflows`);
+    for (let i = 1; i < parts.length; i++) {
+      if (parts[i].getBoundingClientRect().top < parts[i - 1].getBoundingClientRect().bottom - 1) {
+        problems.push(`${parts[i].id || parts[i].tagName} overlaps ${parts[i - 1].id || parts[i - 1].tagName}`);
+      }
+    }
+    return problems;
+  }));
+}
+
+test('the desk tiles and chart show what the desk did, and "Desk off" without it', bounded, async () => {
+  const page = await newPage(browser.context, 'dashboard-desk');
+  await open(page, `${server.url}/dashboard`);
+  await page.getByText(/^Live · updated/).waitFor({ timeout: 10000 });
+  assert.equal(await page.locator('#desk-kb-sub').textContent(), 'no answers yet');
+
+  // One customer gets an answer from the knowledge base and rates the conversation 5; another
+  // asks for a person and waits.
+  const happy = (await post('/v1/sessions', { user: 'erin' })).session;
+  const answered = await post(`/v1/sessions/${encodeURIComponent(happy)}/messages`, { text: 'Where is my parcel?' });
+  assert.equal(answered.answer.source, 'faq');
+  await post(`/v1/sessions/${encodeURIComponent(happy)}/feedback`, { csat: 5 });
+  const waiting = (await post('/v1/sessions', { user: 'frank' })).session;
+  const handed = await post(`/v1/sessions/${encodeURIComponent(waiting)}/messages`, { text: 'I want to talk to a human please' });
+  assert.equal(handed.answer.source, 'handoff');
+
+  // The handoff came last: a poll that shows it shows everything before it too.
+  await page.waitForFunction(() => document.getElementById('desk-handoffs').textContent === '1', null, { timeout: 10000 });
+  assert.equal(await page.locator('#desk-kb').textContent(), '50 %');
+  assert.equal(await page.locator('#desk-kb-sub').textContent(), '1 of 2 answers · model 0');
+  assert.equal(await page.locator('#desk-handoffs').textContent(), '1');
+  assert.equal(await page.locator('#desk-handoffs-sub').textContent(), 'asked 1');
+  assert.equal(await page.locator('#desk-waiting').textContent(), '1');
+  assert.equal(await page.locator('#desk-csat').textContent(), '5 / 5');
+  assert.equal(await page.locator('#desk-csat-sub').textContent(), 'mean of 1 score');
+  // The chart of answers per second by source has drawn the answers.
+  await page.waitForFunction(() => document.querySelectorAll('#chart-desk polyline').length > 0, null, { timeout: 10000 });
+  assert.match(await page.locator('#chart-desk').getAttribute('aria-label'), /Now: knowledge base .*to a person/);
+
+  for (const [width, height] of [[1280, 800], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    // The chart is redrawn at its new width.
+    await page.waitForFunction(() => {
+      const svg = document.getElementById('chart-desk');
+      return svg.viewBox.baseVal.width === Math.max(200, Math.round(svg.clientWidth));
+    }, null, { timeout: 10000 });
+    assert.deepEqual(await deskTilesLayout(page), [], `${width} px wide`);
+    const cut = await page.evaluate(() => {
+      const svg = document.getElementById('chart-desk');
+      return [...svg.querySelectorAll('.axis text')].filter((t) => {
+        const b = t.getBBox();
+        return b.x < 0 || b.x + b.width > svg.viewBox.baseVal.width;
+      }).map((t) => t.textContent);
+    });
+    assert.deepEqual(cut, [], `${width} px wide: axis labels cut off`);
+    await page.locator('#desk-tiles').scrollIntoViewIfNeeded();
+    await screenshot(page, `dashboard-desk-${width}`, { fullPage: true });
+  }
+
+  // The same page on a server without the desk: no desk numbers, a plain "Desk off".
+  await page.route('**/v1/stats', async (route) => {
+    const response = await route.fetch();
+    const stats = await response.json();
+    delete stats.desk;
+    await route.fulfill({ response, json: stats });
+  });
+  await page.getByText(/^Desk off/).waitFor({ timeout: 10000 });
+  assert.equal(await page.locator('#desk-tiles').isVisible(), false);
+  assert.equal(await page.locator('#desk-chart').isVisible(), false);
+  await screenshot(page, 'dashboard-desk-off');
   assert.deepEqual(page.problems, []);
   await page.close();
 });

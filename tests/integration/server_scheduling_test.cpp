@@ -210,6 +210,7 @@ TEST_F(SchedulingServer, MetricsPassPromtoolAndCountOutcomes) {
   const auto doc = json::parse(stats.body);
   EXPECT_EQ(doc.at("classes").at("high").at("time_to_first_token").at("count"), json::value(1));
   EXPECT_EQ(doc.at("classes").at("normal").at("outcomes").at("rate_limited"), json::value(1));
+  EXPECT_FALSE(doc.as_object().contains("desk"));  // served without the desk
 }
 
 }  // namespace

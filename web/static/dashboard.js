@@ -1,7 +1,10 @@
 // The operations dashboard (/dashboard): polls /v1/stats every second and draws the last five
-// minutes as small inline SVG charts. Rates (requests/s, tokens/s, CPU) are differences of the
-// server's counters between two polls.
+// minutes as small inline SVG charts. Rates (requests/s, tokens/s, CPU, desk answers/s) are
+// differences of the server's counters between two polls. The desk's tiles and chart series
+// come from dashboard_desk.js.
 import { api, ApiError, apiKey, setApiKey, el } from './client.js';
+import { deskRates, deskSeries, drawDesk } from './dashboard_desk.js';
+import { fmt } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const HISTORY_MS = 5 * 60 * 1000;
@@ -16,20 +19,6 @@ let failures = 0;
 let lastOk = 0;
 
 // ------------------------------------------------------------------ formatting
-const fmt = {
-  int: (v) => (v === null || v === undefined || Number.isNaN(v) ? '–' : Math.round(v).toLocaleString('en-US')),
-  num: (v, digits = 1) => (v === null || v === undefined || !Number.isFinite(v) ? '–'
-                           : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 })),
-  ms: (v) => {
-    if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-    if (v >= 10000) return `${(v / 1000).toFixed(1)} s`;
-    if (v >= 100) return `${Math.round(v)} ms`;
-    return `${v.toFixed(1)} ms`;
-  },
-  mib: (bytes) => (Number.isFinite(bytes) ? `${(bytes / 1048576).toFixed(0)} MiB` : '–'),
-  pct: (v) => (Number.isFinite(v) ? `${v.toFixed(v < 10 ? 1 : 0)} %` : '–'),
-};
-
 // A value axis label: short (1 s, not 1000 ms; 1.25, not 1.3), and 0 on every chart.
 function axisLabel(v, format) {
   const short = (x) => x.toLocaleString('en-US', { maximumSignificantDigits: 3 });
@@ -61,6 +50,7 @@ function ratesBetween(a, b) {
     requests: Object.values(byOutcome).reduce((s, v) => (v === null ? s : s + v), 0),
     tokens: rate(a.stats.engine?.tokens_generated, b.stats.engine?.tokens_generated),
     steps: rate(a.stats.engine?.steps, b.stats.engine?.steps),
+    desk: deskRates(a.stats.desk, b.stats.desk, dt),
     cpu: (() => {
       const r = rate(a.stats.process?.cpu_seconds, b.stats.process?.cpu_seconds);
       return r === null ? null : r * 100;
@@ -166,6 +156,7 @@ function drawCharts() {
   drawChart('rps', [...outcomes].map((o) => ({ name: o.replaceAll('_', ' '),
                                                 points: ratePoints((r) => r.byOutcome[o] ?? 0) })),
             'Requests per second by outcome');
+  if (samples.at(-1)?.stats.desk) drawChart('desk', deskSeries(samples), 'Desk answers per second by source');
   const classes = Object.keys(samples.at(-1)?.stats.classes || {});
   const busiest = classes.reduce((best, c) =>
     ((samples.at(-1).stats.classes[c].time_to_first_token?.count || 0) >
@@ -313,6 +304,7 @@ async function poll() {
     document.body.classList.remove('stale');
     setConnection(`Live · updated ${new Date(sample.t).toLocaleTimeString()}`, 'live');
     drawTiles(stats, sample.rates);
+    drawDesk(stats.desk);
     drawCharts();
     drawLatency(stats);
     drawOutcomes(stats);
