@@ -219,6 +219,10 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
   result.shares_words = std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
     return c.features[static_cast<std::size_t>(Component::kBm25)] > 0;
   });
+  if (!result.shares_words) {
+    for (SearchHit& hit : result.hits)
+      hit.confidence = 0;
+  }
   if (!result.hits.empty()) {
     result.confidence = result.hits.front().confidence;
     result.confident = result.shares_words && result.confidence >= model.calibration.threshold;

@@ -46,8 +46,8 @@ struct SearchResult {
   double confidence = 0;        // hits[0].confidence, or 0 without hits
   bool confident = false;       // confidence >= the threshold calibrated at import, and
                                 // shares_words: a question in no word of the knowledge base's
-                                // (gibberish, another subject) is never confident, however
-                                // sure the classifier and encoder are of their nearest entry
+                                // (gibberish, another subject) has confidence 0, however sure
+                                // the classifier and encoder are of their nearest entry
   bool shares_words = false;    // a word of the question occurs in the knowledge base
   std::string language;         // detected language of the question ("en", "zh", "und", ...)
   bool used_vectors = false;    // the encoder took part (English question, vectors available)

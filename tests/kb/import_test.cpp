@@ -354,6 +354,8 @@ TEST(KbEncoder, VectorsJoinForEnglishAndTheLexicalPathRemainsWithoutThem) {
     EXPECT_TRUE(result->used_vectors);
     EXPECT_FALSE(result->shares_words) << nonsense.substr(0, 24);
     EXPECT_FALSE(result->confident) << nonsense.substr(0, 24) << ": " << result->confidence;
+    EXPECT_EQ(result->confidence, 0) << nonsense.substr(0, 24);
+    EXPECT_FALSE(result->hits.empty());  // still the nearest entries, to offer as links
   }
   auto chinese = (*kb)->search("退款要等几天");
   ASSERT_TRUE(chinese.ok());
