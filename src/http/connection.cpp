@@ -52,7 +52,9 @@ net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
   try {
     if (self->server_.options.max_connections > 0 &&
         self->server_.open_connections.load() > self->server_.options.max_connections) {
-      co_await self->write_error(503, "too many connections; try again later", "overloaded");
+      const Request nothing_read;
+      co_await self->write_error(503, "too many connections; try again later", "overloaded",
+                                 nothing_read);
       co_return;
     }
     for (;;) {
@@ -125,8 +127,9 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   auto [ec, header_bytes] =
       co_await bhttp::async_read_header(stream_, buffer_, parser, as_tuple(use_awaitable));
   // The headers as far as they were read, for the errors answered below (their CORS headers).
-  const auto headers_read = [&parser] {
-    Request seen;
+  // A local, not a temporary in the co_await: GCC 12 destroys such temporaries twice.
+  Request seen;
+  const auto headers_read = [&parser, &seen]() -> const Request& {
     for (const auto& field : parser.get())
       seen.headers.emplace_back(lower_case(field.name_string()), std::string(field.value()));
     return seen;
@@ -171,7 +174,7 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
       co_await write_error(431,
                            "request headers are larger than the limit of " +
                                std::to_string(options.header_limit) + " bytes",
-                           "headers_too_large");
+                           "headers_too_large", seen);  // never read whole: none
     } else if (ec != beast::error::timeout && ec != net::error::eof &&
                ec != bhttp::error::end_of_stream && ec != net::error::connection_reset &&
                ec != net::error::operation_aborted && ec != bhttp::error::partial_message) {

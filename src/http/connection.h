@@ -39,7 +39,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Answers a JSON error and ends the connection; `seen` holds the request's headers as far as
   // they were read (ServerOptions::label_errors sees them).
   net::awaitable<bool> write_error(int status, std::string_view message, std::string_view code,
-                                   const Request& seen = {});
+                                   const Request& seen);
   // Streams a deferred answer; false when the connection should end.
   // `headers`: set on the deferred Response itself (CORS, say), sent with whatever head follows.
   net::awaitable<bool> write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive,
