@@ -45,7 +45,10 @@
                 fallback: 'Automatic reply', refused: 'Automatic reply', handoff: 'Handoff' },
       error: (m) => `Something went wrong: ${m}`,
       notSent: (m) => `Not sent: ${m}`, retry: 'Retry', retryLabel: (t) => `Retry sending “${t}”`,
-      lost: 'the connection was lost',
+      lost: 'the connection was lost', unreachable: 'cannot reach the server',
+      slow: 'the server did not answer in time', unknownError: 'unknown error',
+      masked: 'Personal details in your message, such as card numbers or e-mail addresses, were hidden.',
+      filtered: 'Part of this answer was withheld.',
       count: (n, max) => `${n.toLocaleString('en-US')} / ${max.toLocaleString('en-US')} characters`,
       cut: (max) => `Your text was cut to ${max.toLocaleString('en-US')} characters, the most one message can hold.`,
     },
@@ -67,7 +70,9 @@
                 fallback: '自动回复', refused: '自动回复', handoff: '转人工' },
       error: (m) => `出错了：${m}`,
       notSent: (m) => `未发送：${m}`, retry: '重试', retryLabel: (t) => `重新发送“${t}”`,
-      lost: '连接已断开', count: (n, max) => `${n} / ${max} 字`,
+      lost: '连接已断开', unreachable: '无法连接服务器', slow: '服务器未能及时响应',
+      unknownError: '未知错误', masked: '您消息中的个人信息（如银行卡号、电子邮箱）已被隐藏。',
+      filtered: '部分回答内容已被隐去。', count: (n, max) => `${n} / ${max} 字`,
       cut: (max) => `内容超过 ${max} 字的上限，超出部分已被截去。`,
     },
   };
@@ -123,8 +128,8 @@
       return await response.json();
     } catch (e) {
       if (e instanceof ApiError) throw e;
-      if (e.name === 'AbortError') throw new ApiError(0, 'the server did not answer in time');
-      throw new ApiError(0, 'cannot reach the server');
+      if (e.name === 'AbortError') throw new ApiError(0, T.slow);
+      throw new ApiError(0, T.unreachable);
     } finally {
       clearTimeout(timer);
     }
@@ -607,6 +612,15 @@
     return false;
   }
 
+  // What the customer reads for an answer's notice, a code ("masked", "filtered: <category>",
+  // "refused: <category>"): "refused" needs none (the answer says so itself), and neither does
+  // a code this version does not know.
+  function noticeText(code) {
+    if (code === 'masked') return T.masked;
+    if (typeof code === 'string' && code.startsWith('filtered')) return T.filtered;
+    return '';
+  }
+
   function finishAnswer(node, event) {
     const answer = event.answer || {};
     node.removeAttribute('aria-busy');
@@ -624,9 +638,8 @@
       node.bubble.textContent = text;
       setBadge(node, answer.source);
       if (answer.citations) setCitations(node, answer.citations);
-      if (answer.notice && !node.querySelector('.notice')) {
-        node.append(el('div', { class: 'notice', text: answer.notice }));
-      }
+      const notice = noticeText(answer.notice);
+      if (notice && !node.querySelector('.notice')) node.append(el('div', { class: 'notice', text: notice }));
       if (answer.source !== 'refused') addThumbs(node, answer.seq_id);
       noteUnread();
     }
@@ -704,10 +717,11 @@
       agentMessage(m.text, m.agent, m.seq_id);
     } else if (m.role === 'assistant') {
       markShown(m.seq_id);
+      // As the answer looked live: its source's badge, its Sources, thumbs unless refused.
       const node = add(messageNode('assistant', m.text, T.assistant));
       if (m.source) setBadge(node, m.source);
       if (m.citations) setCitations(node, m.citations);
-      addThumbs(node, m.seq_id);
+      if (m.source !== 'refused') addThumbs(node, m.seq_id);
     } else if (m.text) {
       markShown(m.seq_id);
       systemLine(m.text);
@@ -862,7 +876,7 @@
         if (state.pending) abandonPending();
         setBusy(false);
         // The desk refuses a message before storing it: the oldest one sent is not stored.
-        const error = new ApiError(event.status || 0, event.message || event.code || 'error', event.code);
+        const error = new ApiError(event.status || 0, event.message || event.code || T.unknownError, event.code);
         const question = socketQuestion();
         if (question) markFailed(question, error);
         else showError(error);
@@ -925,15 +939,15 @@
           body: JSON.stringify({ text: question.text, stream: true }),
         });
       } catch (e) {
-        throw new ApiError(0, e.name === 'AbortError' ? T.noAnswer : 'cannot reach the server');
+        throw new ApiError(0, e.name === 'AbortError' ? T.noAnswer : T.unreachable);
       } finally {
         clearTimeout(timer);
       }
       if (!response.ok) throw await failure(response);
       let finished = false;
       await readEvents(response, (event) => {
-        if (event.error) throw new ApiError(0, event.error.message || 'error', event.error.code);
-        if (event.type === 'error') throw new ApiError(event.status || 0, event.message || 'error', event.code);
+        if (event.error) throw new ApiError(0, event.error.message || T.unknownError, event.error.code);
+        if (event.type === 'error') throw new ApiError(event.status || 0, event.message || T.unknownError, event.code);
         question.heard = true;
         if (event.type === 'done') confirm(question, event.message_seq_id);
         if (applyAnswerEvent(node, event)) finished = true;

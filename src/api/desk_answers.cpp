@@ -2,6 +2,9 @@
 
 #include <boost/json.hpp>
 
+#include "desk/desk.h"
+#include "desk/message_meta.h"
+
 namespace supportd::api {
 namespace json = boost::json;
 namespace {
@@ -121,6 +124,25 @@ std::string answer_json(const desk::Answer& answer) {
 
 std::string citations_json(const std::vector<desk::Citation>& citations) {
   return json::serialize(citations_array(citations));
+}
+
+std::string history_json(const desk::History& history) {
+  json::array messages;
+  for (const auto& m : history.messages) {
+    json::object o{{"seq_id", m.seq_id},
+                   {"role", store::role_name(m.role)},
+                   {"text", m.text},
+                   {"created_ms", m.created_ms}};
+    const desk::MessageMeta meta = desk::decode_message_meta(m.meta);
+    if (!meta.source.empty()) o["source"] = meta.source;
+    if (!meta.citations.empty()) o["citations"] = citations_array(meta.citations);
+    if (!meta.agent.empty()) o["agent"] = meta.agent;
+    messages.push_back(std::move(o));
+  }
+  return json::serialize(
+      json::object{{"messages", std::move(messages)},
+                   {"handoff", store::handoff_name(history.conversation.handoff)},
+                   {"agent", history.conversation.agent}});
 }
 
 std::shared_ptr<desk::AnswerSink> make_answer_json_sink(std::shared_ptr<http::ReplyStream> reply,

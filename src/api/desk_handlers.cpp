@@ -79,18 +79,7 @@ json::object conversation_json(const store::Conversation& c) {
 
 http::Response history_response(const Result<desk::History>& history) {
   if (!history) return error_response(history.error());
-  json::array messages;
-  for (const auto& m : history->messages) {
-    messages.push_back(json::object{{"seq_id", m.seq_id},
-                                    {"role", store::role_name(m.role)},
-                                    {"text", m.text},
-                                    {"created_ms", m.created_ms}});
-  }
-  return http::Response::json(
-      200,
-      json::serialize(json::object{{"messages", std::move(messages)},
-                                   {"handoff", store::handoff_name(history->conversation.handoff)},
-                                   {"agent", history->conversation.agent}}));
+  return http::Response::json(200, history_json(*history));
 }
 
 // Common head of every desk handler: the desk, the tenant and the body.

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include "core/utf8.h"
+#include "desk/message_meta.h"
 #include "filter/pii_masker.h"
 #include "kb/language.h"
 #include "store/answer_cache.h"
@@ -269,7 +270,8 @@ Result<std::int64_t> Desk::agent_reply(const std::string& tenant, const std::str
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     return Error::invalid("the reply is empty", "text");
   if (Status s = require_agent(session, agent); !s) return s.error();
-  auto seq = stores_.sessions->append(session, {store::Role::kAgent, filter::mask_pii(text)});
+  auto seq = stores_.sessions->append(
+      session, {store::Role::kAgent, filter::mask_pii(text), encode_message_meta({"", {}, agent})});
   if (!seq) return seq;
   hub_.to_session(
       session, json::serialize(json::object{

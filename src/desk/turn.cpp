@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "desk/desk.h"
+#include "desk/message_meta.h"
 #include "filter/output_filter.h"
 #include "filter/pii_masker.h"
 #include "kb/language.h"
@@ -103,6 +104,8 @@ class Desk::Turn : public std::enable_shared_from_this<Desk::Turn> {
   void finish_generation(const engine::Completion& completion);
   // Stores the answer (with a session), sends it, counts it.
   void reply(AnswerSource source, std::string text, bool stream_text = true);
+  // With a session, appends the answer (text, source, citations) and sets answer_.seq_id.
+  void store_answer();
   void fail(int status, std::string_view code, std::string_view message) {
     sink_->on_error(status, code, message);
   }
@@ -295,17 +298,23 @@ bool Desk::Turn::fall_back() {
   return false;
 }
 
+void Desk::Turn::store_answer() {
+  if (session_.empty() || answer_.text.empty()) return;
+  // The source and citations go with the text, so that the history shows them as they were.
+  const std::string meta =
+      encode_message_meta({answer_source_name(answer_.source), answer_.citations, ""});
+  auto seq = desk_.stores_.sessions->append(
+      session_, {store::Role::kAssistant, filter::mask_pii(answer_.text), meta});
+  if (seq) answer_.seq_id = *seq;
+}
+
 void Desk::Turn::reply(AnswerSource source, std::string text, bool stream_text) {
   end_stage();
   answer_.source = source;
   answer_.text = std::move(text);
   if (!answer_.citations.empty()) sink_->on_citations(answer_.citations);
   if (stream_text && !answer_.text.empty()) sink_->on_token(answer_.text);
-  if (!session_.empty() && !answer_.text.empty()) {
-    auto seq = desk_.stores_.sessions->append(
-        session_, {store::Role::kAssistant, filter::mask_pii(answer_.text)});
-    if (seq) answer_.seq_id = *seq;
-  }
+  store_answer();
   desk_.metrics_.answered(source);
   sink_->on_done(answer_);
 }
@@ -414,11 +423,7 @@ void Desk::Turn::finish_generation(const engine::Completion& completion) {
   }
   const auto started = Clock::now();
   answer_.source = AnswerSource::kModel;
-  if (!session_.empty() && !answer_.text.empty()) {
-    auto seq = desk_.stores_.sessions->append(
-        session_, {store::Role::kAssistant, filter::mask_pii(answer_.text)});
-    if (seq) answer_.seq_id = *seq;
-  }
+  store_answer();
   if (complete && answer_.notice.rfind("filtered", 0) != 0 && !key_.empty()) {
     store::CachedAnswer cached{answer_.text, {}, store::unix_ms()};
     for (const auto& c : answer_.citations)

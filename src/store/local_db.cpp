@@ -8,7 +8,8 @@
 namespace supportd::store {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 1: sessions, messages, answer ratings. 2: messages.meta (added to version-1 files on open).
+constexpr int kSchemaVersion = 2;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS sessions(
@@ -41,6 +42,7 @@ CREATE TABLE IF NOT EXISTS messages(
   text TEXT NOT NULL,
   created_ms INTEGER NOT NULL,
   pending INTEGER NOT NULL DEFAULT 0,
+  meta TEXT NOT NULL DEFAULT '',
   PRIMARY KEY(key, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS messages_pending ON messages(key, seq) WHERE pending = 1;
@@ -54,6 +56,18 @@ CREATE TABLE IF NOT EXISTS answer_ratings(
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS answer_ratings_pending ON answer_ratings(key) WHERE archived = 0;
 )sql";
+
+// Brings a file written before messages had metadata (schema 1) up to date: such a file's
+// messages table lacks the column, which CREATE TABLE IF NOT EXISTS does not add.
+Status add_message_meta(SqliteDb& db) {
+  Result<SqliteStatement> columns =
+      db.prepare("SELECT 1 FROM pragma_table_info('messages') WHERE name = 'meta'");
+  if (!columns) return columns.error();
+  Result<bool> found = columns->step();
+  if (!found) return found.error();
+  if (*found) return {};
+  return db.exec("ALTER TABLE messages ADD COLUMN meta TEXT NOT NULL DEFAULT ''");
+}
 
 }  // namespace
 
@@ -82,8 +96,8 @@ LocalSession read_session(const SqliteStatement& row) {
 Result<std::vector<Message>> read_messages(SqliteDb& db, std::string_view key,
                                            std::int64_t from_seq, std::int64_t to_seq) {
   Result<SqliteStatement> select = db.prepare(
-      "SELECT seq, role, text, created_ms FROM messages WHERE key = ?1 AND seq BETWEEN ?2 AND ?3 "
-      "ORDER BY seq");
+      "SELECT seq, role, text, created_ms, meta FROM messages WHERE key = ?1 AND seq BETWEEN ?2 "
+      "AND ?3 ORDER BY seq");
   if (!select) return select.error();
   select->bind(1, key).bind(2, from_seq).bind(3, to_seq);
   std::vector<Message> messages;
@@ -96,6 +110,7 @@ Result<std::vector<Message>> read_messages(SqliteDb& db, std::string_view key,
     m.role = static_cast<Role>(std::clamp<std::int64_t>(select->int64(1), 0, 3));
     m.text = select->text(2);
     m.created_ms = select->int64(3);
+    m.meta = select->text(4);
     messages.push_back(std::move(m));
   }
   return messages;
@@ -103,15 +118,16 @@ Result<std::vector<Message>> read_messages(SqliteDb& db, std::string_view key,
 
 Status insert_message(SqliteDb& db, std::string_view key, const Message& message, bool pending) {
   Result<SqliteStatement> insert = db.prepare(
-      "INSERT OR REPLACE INTO messages(key, seq, role, text, created_ms, pending) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+      "INSERT OR REPLACE INTO messages(key, seq, role, text, created_ms, pending, meta) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   if (!insert) return insert.error();
   insert->bind(1, key)
       .bind(2, message.seq_id)
       .bind(3, std::int64_t{static_cast<int>(message.role)})
       .bind(4, message.text)
       .bind(5, message.created_ms)
-      .bind(6, std::int64_t{pending ? 1 : 0});
+      .bind(6, std::int64_t{pending ? 1 : 0})
+      .bind(7, message.meta);
   return insert->run();
 }
 
@@ -177,10 +193,17 @@ Result<std::unique_ptr<LocalDb>> LocalDb::open(const Options& options) {
                                                       std::to_string(found) + ")");
     }
   }
-  if (Status status = (*writer)->exec(
-          std::string(kSchema) + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";");
-      !status) {
-    return status.error();
+  {
+    SqliteTransaction transaction(**writer);
+    if (Status status = transaction.begin(); !status) return status.error();
+    if (Status status = (*writer)->exec(kSchema); !status) return status.error();
+    if (Status status = add_message_meta(**writer); !status) return status.error();
+    if (Status status =
+            (*writer)->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";");
+        !status) {
+      return status.error();
+    }
+    if (Status status = transaction.commit(); !status) return status.error();
   }
   Result<std::unique_ptr<SqliteDb>> reader = SqliteDb::open(options.path, sqlite);
   if (!reader) return reader.error();

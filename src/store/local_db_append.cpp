@@ -68,7 +68,8 @@ void LocalDb::commit_appends(const std::vector<QueuedAppend*>& batch) {
       if (Status done = update->run(); !done) seq = done.error();
     }
     if (seq) {
-      const Message stored{*seq, queued->message->role, queued->message->text, queued->now_ms};
+      const Message stored{*seq, queued->message->role, queued->message->text, queued->now_ms,
+                           queued->message->meta};
       Status inserted =
           local_db_rows::insert_message(*writer_, queued->key, stored, options_.journal);
       if (!inserted) seq = inserted.error();

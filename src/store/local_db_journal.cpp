@@ -13,6 +13,8 @@ using local_db_rows::insert_message;
 
 namespace {
 
+// Whether two copies of a seq_id are one message. The metadata is written with the text, so
+// it is not compared: a copy archived before messages had metadata is still the same message.
 bool same_message(const Message& a, const Message& b) {
   return a.role == b.role && a.text == b.text && a.created_ms == b.created_ms;
 }
@@ -20,7 +22,7 @@ bool same_message(const Message& a, const Message& b) {
 Result<std::vector<Message>> pending_messages(SqliteDb& db, std::string_view key,
                                               std::size_t limit) {
   Result<SqliteStatement> select = db.prepare(
-      "SELECT seq, role, text, created_ms FROM messages WHERE key = ?1 AND pending = 1 "
+      "SELECT seq, role, text, created_ms, meta FROM messages WHERE key = ?1 AND pending = 1 "
       "ORDER BY seq LIMIT ?2");
   if (!select) return select.error();
   select->bind(1, key).bind(2, static_cast<std::int64_t>(limit));
@@ -31,7 +33,7 @@ Result<std::vector<Message>> pending_messages(SqliteDb& db, std::string_view key
     if (!*row) return messages;
     messages.push_back({select->int64(0),
                         static_cast<Role>(std::clamp<std::int64_t>(select->int64(1), 0, 3)),
-                        select->text(2), select->int64(3)});
+                        select->text(2), select->int64(3), select->text(4)});
   }
 }
 
@@ -106,16 +108,20 @@ Result<std::int64_t> LocalDb::adopt(const SessionView& remote, std::int64_t now_
       if (Status status = stray->run(); !status) return status.error();
     }
     Result<SqliteStatement> upsert = writer_->prepare(
-        "INSERT INTO messages(key, seq, role, text, created_ms, pending) "
-        "VALUES(?1, ?2, ?3, ?4, ?5, 0) ON CONFLICT(key, seq) DO UPDATE SET role = excluded.role, "
-        "text = excluded.text, created_ms = excluded.created_ms");
+        "INSERT INTO messages(key, seq, role, text, created_ms, pending, meta) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, 0, ?6) ON CONFLICT(key, seq) DO UPDATE SET "
+        "role = excluded.role, text = excluded.text, created_ms = excluded.created_ms, "
+        // A copy without metadata (from a process older than it) leaves the same message's.
+        "meta = CASE WHEN excluded.meta = '' AND messages.text = excluded.text AND "
+        "messages.created_ms = excluded.created_ms THEN messages.meta ELSE excluded.meta END");
     if (!upsert) return upsert.error();
     for (const Message& m : remote.recent) {
       upsert->bind(1, key)
           .bind(2, m.seq_id)
           .bind(3, std::int64_t{static_cast<int>(m.role)})
           .bind(4, m.text)
-          .bind(5, m.created_ms);
+          .bind(5, m.created_ms)
+          .bind(6, m.meta);
       if (Status status = upsert->run(); !status) return status.error();
     }
     std::int64_t last = c.last_seq;

@@ -86,9 +86,9 @@ std::vector<Message> read_messages(const pqxx::result& result) {
   std::vector<Message> messages;
   messages.reserve(result.size());
   for (const pqxx::row& row : result) {
-    messages.push_back({row[0].as<std::int64_t>(),
-                        static_cast<Role>(std::clamp(row[1].as<int>(), 0, 3)),
-                        row[2].as<std::string>(), row[3].as<std::int64_t>()});
+    messages.push_back(
+        {row[0].as<std::int64_t>(), static_cast<Role>(std::clamp(row[1].as<int>(), 0, 3)),
+         row[2].as<std::string>(), row[3].as<std::int64_t>(), row[4].as<std::string>()});
   }
   return messages;
 }
@@ -111,9 +111,10 @@ void prepare_statements(pqxx::connection& db) {
              "state_version = GREATEST(s.state_version, EXCLUDED.state_version) "
              "RETURNING last_seq");
   db.prepare("insert_messages",
-             "INSERT INTO supportd.messages (session_key, seq_id, role, body, created_ms) "
+             "INSERT INTO supportd.messages (session_key, seq_id, role, body, created_ms, meta) "
              "SELECT $1, m.* FROM unnest($2::bigint[], $3::smallint[], $4::text[], "
-             "$5::bigint[]) AS m ON CONFLICT (session_key, seq_id) DO NOTHING RETURNING seq_id");
+             "$5::bigint[], $6::text[]) AS m ON CONFLICT (session_key, seq_id) DO NOTHING "
+             "RETURNING seq_id");
   db.prepare("existing_messages",
              "SELECT seq_id, role, body, created_ms FROM supportd.messages "
              "WHERE session_key = $1 AND seq_id = ANY($2::bigint[])");
@@ -125,7 +126,7 @@ void prepare_statements(pqxx::connection& db) {
   db.prepare("load_session",
              std::string("SELECT ") + kSessionColumns + " FROM supportd.sessions WHERE key = $1");
   db.prepare("messages",
-             "SELECT seq_id, role, body, created_ms FROM supportd.messages "
+             "SELECT seq_id, role, body, created_ms, meta FROM supportd.messages "
              "WHERE session_key = $1 AND seq_id BETWEEN $2 AND $3 ORDER BY seq_id");
   db.prepare("ratings",
              "SELECT seq_id, thumb FROM supportd.answer_ratings WHERE session_key = $1 "
@@ -272,7 +273,7 @@ Result<std::vector<PostgresArchive::Conflict>> PostgresArchive::write(
           upserted.empty() ? last : upserted[0][0].as<std::int64_t>();
       if (!p.view.recent.empty()) {
         std::vector<std::int64_t> seqs, roles, created;
-        std::vector<std::string> bodies;
+        std::vector<std::string> bodies, metas;
         std::unordered_map<std::int64_t, std::size_t> index;
         for (std::size_t i = 0; i < p.view.recent.size(); ++i) {
           const Message& m = p.view.recent[i];
@@ -280,11 +281,12 @@ Result<std::vector<PostgresArchive::Conflict>> PostgresArchive::write(
           roles.push_back(static_cast<int>(m.role));
           bodies.push_back(m.text);
           created.push_back(m.created_ms);
+          metas.push_back(m.meta);
           index[m.seq_id] = i;
         }
         const pqxx::result inserted =
             work.exec_prepared("insert_messages", key, int_array(seqs), int_array(roles),
-                               text_array(bodies), int_array(created));
+                               text_array(bodies), int_array(created), text_array(metas));
         if (inserted.size() != seqs.size()) {
           // Already there: a replay of this batch (the same message), or another writer's.
           for (const pqxx::row& row : inserted)

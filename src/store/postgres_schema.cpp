@@ -41,6 +41,10 @@ CREATE TABLE supportd.answer_ratings (
   PRIMARY KEY (session_key, seq_id)
 );
 )sql",
+    // 2: a message's metadata (Message::meta); rows archived before it have ''.
+    R"sql(
+ALTER TABLE supportd.messages ADD COLUMN IF NOT EXISTS meta text NOT NULL DEFAULT '';
+)sql",
 };
 
 constexpr long long kMigrationLock = 0x5e55104d;  // pg_advisory_xact_lock key

@@ -34,11 +34,12 @@ std::string encode_session(const SessionView& view) {
   }
   packer.pack_array(static_cast<std::uint32_t>(view.recent.size()));
   for (const Message& m : view.recent) {
-    packer.pack_array(4);
+    packer.pack_array(m.meta.empty() ? 4 : 5);
     packer.pack(m.seq_id);
     packer.pack(static_cast<int>(m.role));
     packer.pack(m.text);
     packer.pack(m.created_ms);
+    if (!m.meta.empty()) packer.pack(m.meta);
   }
   return std::string(buffer.data(), buffer.size());
 }
@@ -83,7 +84,8 @@ Result<SessionView> decode_session(std::string_view bytes) {
     view.recent.reserve(messages.size);
     for (std::uint32_t i = 0; i < messages.size; ++i) {
       const msgpack::object& m = messages.ptr[i];
-      if (m.type != msgpack::type::ARRAY || m.via.array.size != 4) return corrupt("message");
+      if (m.type != msgpack::type::ARRAY || (m.via.array.size != 4 && m.via.array.size != 5))
+        return corrupt("message");
       Message message;
       message.seq_id = m.via.array.ptr[0].as<std::int64_t>();
       const int role = m.via.array.ptr[1].as<int>();
@@ -91,7 +93,10 @@ Result<SessionView> decode_session(std::string_view bytes) {
       message.role = static_cast<Role>(role);
       message.text = m.via.array.ptr[2].as<std::string>();
       message.created_ms = m.via.array.ptr[3].as<std::int64_t>();
+      if (m.via.array.size == 5) message.meta = m.via.array.ptr[4].as<std::string>();
       if (!is_valid_utf8(message.text)) return corrupt("message text");
+      if (message.meta.size() > kMaxMetaBytes || !is_valid_utf8(message.meta))
+        return corrupt("message meta");
       view.recent.push_back(std::move(message));
     }
     // The messages must be the contiguous tail ending at last_seq.

@@ -83,6 +83,14 @@ Status check_new_message(const NewMessage& message) {
   if (!is_valid_utf8(message.text)) return Error::invalid("text is not valid UTF-8", "text");
   if (message.text.find('\0') != std::string::npos)
     return Error::invalid("text contains a NUL character", "text");
+  if (message.meta.size() > kMaxMetaBytes) {
+    return Error{ErrorCode::kTooLarge,
+                 "a message's metadata is at most " + std::to_string(kMaxMetaBytes) + " bytes",
+                 "meta"};
+  }
+  if (!is_valid_utf8(message.meta)) return Error::invalid("meta is not valid UTF-8", "meta");
+  if (message.meta.find('\0') != std::string::npos)
+    return Error::invalid("meta contains a NUL character", "meta");
   return {};
 }
 

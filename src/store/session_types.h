@@ -27,8 +27,13 @@ Result<Role> parse_role(std::string_view name);
 struct NewMessage {
   Role role = Role::kUser;
   std::string text;  // valid UTF-8 without NUL characters, at most kMaxMessageBytes
+  // What the writer wants kept beside the text (the desk: an answer's source and citations,
+  // an agent's name), as a JSON object, or empty for none. Opaque to the store: it is checked
+  // only as text (valid UTF-8, no NUL, at most kMaxMetaBytes) and given back byte for byte.
+  std::string meta;
 };
 inline constexpr std::size_t kMaxMessageBytes = 64 * 1024;
+inline constexpr std::size_t kMaxMetaBytes = 16 * 1024;
 
 // A stored message. seq_id is 1, 2, 3, ... within its session, without gaps.
 struct Message {
@@ -36,6 +41,7 @@ struct Message {
   Role role = Role::kUser;
   std::string text;
   std::int64_t created_ms = 0;  // Unix time, milliseconds
+  std::string meta;             // NewMessage::meta as stored; empty for messages without
   bool operator==(const Message&) const = default;
 };
 

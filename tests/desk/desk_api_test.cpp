@@ -219,6 +219,48 @@ TEST_F(DeskApi, HandsOverToAPersonWhoTakesTheConversation) {
             json::value("faq"));  // the bot again
 }
 
+// The history shows an answer as it was live (its source and citations) and an agent's message
+// with the agent's name, on the customer's route and the agent console's alike.
+TEST_F(DeskApi, HistoryKeepsAnswersSourcesAndCitationsAndAgentsNames) {
+  const std::string session = server().new_session();
+  const json::value answer = ask(session, "Where is my parcel?");
+  ASSERT_FALSE(answer.at("citations").as_array().empty());
+  const std::string base = "/v1/agent/conversations/" + session;
+  ASSERT_EQ(server().post("/v1/sessions/" + session + "/handoff", json::object{}).status, 200);
+  ASSERT_EQ(server().post(base + "/take", json::object{{"agent", "Ann"}}).status, 200);
+  ASSERT_EQ(server()
+                .post(base + "/reply", json::object{{"agent", "Ann"}, {"text", "Hello, I'm Ann."}})
+                .status,
+            200);
+
+  for (const std::string& route : {"/v1/sessions/" + session + "/messages", base}) {
+    SCOPED_TRACE(route);
+    const json::value history = parse(server().get(route));
+    const json::array& messages = history.at("messages").as_array();
+    int answers = 0;
+    int agents = 0;
+    for (const json::value& m : messages) {
+      const json::object& o = m.as_object();
+      if (o.at("role") == json::value("assistant") && o.at("seq_id") == answer.at("seq_id")) {
+        ++answers;
+        EXPECT_EQ(o.at("source"), answer.at("source"));
+        EXPECT_EQ(o.at("citations"), answer.at("citations"));
+        EXPECT_FALSE(o.contains("agent"));
+      } else if (o.at("role") == json::value("agent")) {
+        ++agents;
+        EXPECT_EQ(o.at("agent"), json::value("Ann"));
+        EXPECT_FALSE(o.contains("source"));
+        EXPECT_FALSE(o.contains("citations"));
+      } else if (o.at("role") == json::value("user") || o.at("role") == json::value("system")) {
+        EXPECT_FALSE(o.contains("source") || o.contains("citations") || o.contains("agent"))
+            << json::serialize(o);
+      }
+    }
+    EXPECT_EQ(answers, 1);
+    EXPECT_EQ(agents, 1);
+  }
+}
+
 TEST_F(DeskApi, ConfiguredTopicsAndLowConfidenceCallAPerson) {
   const std::string topic = server().new_session();
   EXPECT_EQ(ask(topic, "I will call my lawyer about this").at("source"), json::value("handoff"));

@@ -106,8 +106,13 @@ test('customer asks, sees the answer and its citations, asks for a person; an ag
   await item.waitFor({ timeout: 10000 });
   await agent.getByText('Live', { exact: true }).waitFor();
   await item.click();
-  // The history shows what the customer asked the bot.
+  // The history shows what the customer asked the bot, and the bot's answer with its source
+  // and the articles it cited.
   await agent.locator('#history .entry.user', { hasText: 'Where is my parcel?' }).waitFor();
+  const botAnswer = agent.locator('#history .entry.assistant', { hasText: done.answer.text.slice(0, 30) });
+  assert.equal(await botAnswer.locator('.badge').textContent(), done.answer.source);
+  assert.equal(await botAnswer.locator('.sources').textContent(),
+               `Sources: ${done.answer.citations.map((c) => c.title).join(' · ')}`);
   await agent.getByRole('button', { name: 'Take conversation' }).click();
   await agent.getByText('You have this conversation').waitFor();
   await agent.locator(`#mine li[data-session="${session}"]`).waitFor();

@@ -6,7 +6,9 @@
 // - a message sent while the server cannot be reached, or lost with the socket, is marked not
 //   sent, and Retry sends it;
 // - a paste longer than one message may be says it was cut;
-// - a page may name its customer by e-mail address.
+// - a page may name its customer by e-mail address;
+// - after a reload, answers still show their source's badge and Sources, and agents their name;
+// - the Chinese widget's own network errors are in Chinese.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -329,5 +331,63 @@ test('a page may name its customer by e-mail address: the conversation opens and
   // Chromium treats a page the test fulfilled itself as public and keeps its sockets from
   // loopback (Local Network Access); the widget answers over HTTP then, which is all this needs.
   assert.deepEqual(page.problems.filter((p) => !p.includes('ERR_BLOCKED_BY_LOCAL_NETWORK_ACCESS_CHECKS')), []);
+  await page.close();
+});
+
+test('after a reload, answers keep their badge and Sources, and an agent’s message its name', bounded, async () => {
+  const page = await newPage(browser.context, 'customer-reload-history');
+  const panel = await openWidget(page);
+  await panel.getByText('Online', { exact: true }).waitFor({ timeout: 10000 });
+  await panel.getByLabel('Your message').fill('How long does delivery take?');
+  await panel.getByLabel('Your message').press('Enter');
+  const live = panel.locator('.msg.assistant').filter({ has: page.locator('.cite') }).last();
+  await live.locator('.badge').waitFor({ timeout: 15000 });
+  const badge = await live.locator('.badge').textContent();
+  const sources = await live.locator('.cite strong').allTextContents();
+  assert.ok(sources.length > 0, 'the live answer shows its Sources');
+
+  // A person takes over and writes.
+  const session = await page.evaluate((key) => localStorage.getItem(key), sessionKey());
+  const e = encodeURIComponent(session);
+  assert.equal((await post(`/v1/sessions/${e}/handoff`, {})).status, 200);
+  assert.equal((await post(`/v1/agent/conversations/${e}/take`, { agent: 'Ann' })).status, 200);
+  const reply = 'Hello, this is Ann. Your parcel is on its way.';
+  assert.equal((await post(`/v1/agent/conversations/${e}/reply`, { agent: 'Ann', text: reply })).status, 200);
+  await panel.locator('.msg.agent', { hasText: reply }).waitFor({ timeout: 10000 });
+
+  // Everything now comes from the history: the same answer, badge, Sources and name.
+  await reload(page);
+  await page.getByRole('button', { name: 'Chat with us' }).click();
+  const agent = panel.locator('.msg.agent', { hasText: reply });
+  await agent.waitFor({ timeout: 10000 });
+  assert.equal(await agent.locator('.who').textContent(), 'Ann');
+  const kept = panel.locator('.msg.assistant').filter({ hasText: /business days/ }).last();
+  await kept.waitFor();
+  assert.equal(await kept.locator('.badge').textContent(), badge);
+  await kept.getByText('Sources', { exact: true }).waitFor();
+  assert.deepEqual(await kept.locator('.cite strong').allTextContents(), sources);
+  await screenshot(page, 'widget-history-after-reload');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('the Chinese widget says in Chinese that it cannot reach the server', bounded, async () => {
+  const page = await newPage(browser.context, 'customer-zh-unreachable');
+  const embed = `${server.url}/embedded-zh.html`;
+  await page.route(embed, (route) => route.fulfill({
+    contentType: 'text/html',
+    body: '<!doctype html><html lang="en"><title>shop</title>' +
+          '<script src="/widget.js" data-supportd data-lang="zh"></script>',
+  }));
+  await page.route(`${server.url}/v1/**`, (route) => route.abort('connectionrefused'));
+  await open(page, embed);
+  await page.evaluate((key) => localStorage.removeItem(key), sessionKey());
+  await reload(page);
+  await page.getByRole('button', { name: '联系客服' }).click();
+  const panel = page.getByRole('dialog');
+  await panel.getByRole('alert').getByText('出错了：无法连接服务器').waitFor({ timeout: 10000 });
+  assert.equal(await panel.getByText('cannot reach the server').count(), 0);
+  assert.deepEqual(page.problems.filter((p) => !p.includes('ERR_CONNECTION_REFUSED') &&
+                                                !p.includes('ERR_FAILED')), []);
   await page.close();
 });

@@ -18,9 +18,32 @@ SessionView sample() {
   view.conversation.csat = 4;
   view.state_version = 1700000000500;
   view.recent = {{6, Role::kUser, "où est mon colis ? 📦", 1700000000100},
-                 {7, Role::kAssistant, "", 1700000000200}};
+                 {7, Role::kAssistant, "", 1700000000200,
+                  R"({"source":"kb","citations":[{"id":"faq/x","title":"Colis 📦"}]})"}};
   return view;
 }
+
+// A copy as supportd wrote it before messages had metadata (each message four elements):
+// [1, "acme.bob.nonce.sig", "acme", "bob", 1700000000000, 2, 2, "Ann", 1700000000500,
+//  1700000000500, nil, [[1, 0, "Where is my parcel?", 1700000000100],
+//                       [2, 2, "Hello, I'm Ann.", 1700000000200]]]
+const std::string kWithoutMetadata(
+    "\x9c\x01\xb2"
+    "acme.bob.nonce.sig"
+    "\xa4"
+    "acme"
+    "\xa3"
+    "bob"
+    "\xcf\x00\x00\x01\x8b\xcf\xe5\x68\x00\x02\x02\xa3"
+    "Ann"
+    "\xcf\x00\x00\x01\x8b\xcf\xe5\x69\xf4\xcf\x00\x00\x01\x8b\xcf\xe5\x69\xf4\xc0"
+    "\x92\x94\x01\x00\xb3"
+    "Where is my parcel?"
+    "\xcf\x00\x00\x01\x8b\xcf\xe5\x68\x64"
+    "\x94\x02\x02\xaf"
+    "Hello, I'm Ann."
+    "\xcf\x00\x00\x01\x8b\xcf\xe5\x68\xc8",
+    125);
 
 TEST(SessionCodecTest, RoundTrips) {
   const SessionView view = sample();
@@ -72,6 +95,43 @@ TEST(SessionCodecTest, ForeignValuesAreCorrupt) {
     ASSERT_FALSE(result.ok());
     EXPECT_EQ(result.error().code, ErrorCode::kCorrupt);
   }
+}
+
+TEST(SessionCodecTest, MetadataRoundTripsExactly) {
+  const SessionView view = sample();
+  Result<SessionView> back = decode_session(encode_session(view));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->recent.size(), 2u);
+  EXPECT_EQ(back->recent[0].meta, "");
+  EXPECT_EQ(back->recent[1].meta, view.recent[1].meta);
+}
+
+TEST(SessionCodecTest, ACopyWrittenBeforeMetadataDecodesWithNone) {
+  Result<SessionView> old = decode_session(kWithoutMetadata);
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->conversation.session, "acme.bob.nonce.sig");
+  EXPECT_EQ(old->conversation.agent, "Ann");
+  EXPECT_EQ(old->conversation.last_seq, 2);
+  ASSERT_EQ(old->recent.size(), 2u);
+  EXPECT_EQ(old->recent[0].text, "Where is my parcel?");
+  EXPECT_EQ(old->recent[1].role, Role::kAgent);
+  EXPECT_EQ(old->recent[1].created_ms, 1700000000200);
+  EXPECT_EQ(old->recent[0].meta, "");
+  EXPECT_EQ(old->recent[1].meta, "");
+  // Messages without metadata are still written in that form, which older readers take.
+  EXPECT_EQ(encode_session(*old), kWithoutMetadata);
+}
+
+TEST(SessionCodecTest, MetadataThatIsNotTextIsCorrupt) {
+  // The second message of kWithoutMetadata with a fifth element that is an integer.
+  std::string bytes = kWithoutMetadata;
+  const std::size_t second = bytes.find("\x94\x02\x02");
+  ASSERT_NE(second, std::string::npos);
+  bytes[second] = '\x95';
+  bytes.push_back('\x07');
+  Result<SessionView> result = decode_session(bytes);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::kCorrupt);
 }
 
 TEST(SessionCodecTest, MessagesMustBeTheTailEndingAtLastSeq) {

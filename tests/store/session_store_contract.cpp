@@ -67,6 +67,47 @@ TEST_P(SessionStoreContract, UnicodeTextIsKeptExactly) {
   EXPECT_EQ(store_->history(id, 1)->at(0).text, text);
 }
 
+TEST_P(SessionStoreContract, MetadataIsKeptExactlyAndSurvivesARestart) {
+  SessionId id = create();
+  const std::string answer_meta =
+      R"({"source":"kb","citations":[{"id":"faq/where-is-my-order","title":"Où est ma commande ?",)"
+      R"("snippet":"\"tracking\" 📦"}]})";
+  const std::string agent_meta = R"({"agent":"Ann"})";
+  ASSERT_EQ(*store_->append(id, {Role::kUser, "Where is my parcel?"}), 1);
+  ASSERT_EQ(*store_->append(id, {Role::kAssistant, "Use the tracking link.", answer_meta}), 2);
+  ASSERT_EQ(*store_->append(id, {Role::kAgent, "Hello, I'm Ann.", agent_meta}), 3);
+  const auto check = [&] {
+    Result<std::vector<Message>> all = store_->history(id, 0);
+    ASSERT_TRUE(all.ok()) << all.error().message;
+    ASSERT_EQ(all->size(), 3u);
+    EXPECT_EQ((*all)[0].meta, "");
+    EXPECT_EQ((*all)[1].meta, answer_meta);
+    EXPECT_EQ((*all)[1].text, "Use the tracking link.");
+    EXPECT_EQ((*all)[2].meta, agent_meta);
+  };
+  check();
+  reopen();
+  check();
+}
+
+TEST_P(SessionStoreContract, BadMetadataIsRefusedAndNothingIsStored) {
+  SessionId id = create();
+  Result<std::int64_t> invalid = store_->append(id, {Role::kAssistant, "a", "{\"x\":\"\xff\"}"});
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_EQ(invalid.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(invalid.error().param, "meta");
+  Result<std::int64_t> nul =
+      store_->append(id, {Role::kAssistant, "a", std::string("{\"x\":\"\0\"}", 9)});
+  ASSERT_FALSE(nul.ok());
+  EXPECT_EQ(nul.error().param, "meta");
+  Result<std::int64_t> large =
+      store_->append(id, {Role::kAssistant, "a", std::string(kMaxMetaBytes + 1, 'x')});
+  ASSERT_FALSE(large.ok());
+  EXPECT_EQ(large.error().code, ErrorCode::kTooLarge);
+  EXPECT_EQ(*store_->append(id, {Role::kAssistant, "b", std::string(kMaxMetaBytes, ' ')}), 1);
+  EXPECT_EQ(seqs(*store_->history(id, 0)), range(1, 1));
+}
+
 TEST_P(SessionStoreContract, UnknownSessionIsNotFoundAndOthersAreUnaffected) {
   SessionId known = create();
   ASSERT_TRUE(store_->append(known, {Role::kUser, "hi"}).ok());

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "session_store_contract.h"
+#include "version1_sqlite_file.h"
 
 namespace supportd::store::testing {
 namespace {
@@ -53,6 +54,32 @@ TEST(SqliteSessionStoreTest, SyncEveryCommitAlsoWorks) {
   SessionId id = *test_signer().issue("acme", "bob");
   ASSERT_TRUE((*store)->create(id).ok());
   EXPECT_EQ(*(*store)->append(id, {Role::kUser, "durable"}), 1);
+}
+
+// A file written before messages had metadata gets the column on open: its messages read
+// back unchanged (without metadata), and new ones keep theirs, also after a restart.
+TEST(SqliteSessionStoreTest, AFileWrittenBeforeMessageMetadataIsMigrated) {
+  TempDir dir;
+  const SessionId id = *test_signer().issue("acme", "bob");
+  write_version1_file(dir.path() / "sessions.sqlite", id, /*pending=*/false);
+  const std::string meta = R"({"source":"kb"})";
+  for (int restart = 0; restart < 2; ++restart) {
+    auto store = open_sqlite(dir.path());
+    ASSERT_NE(store, nullptr);
+    if (restart == 0) {
+      ASSERT_EQ(*store->append(id, {Role::kAssistant, "new", meta}), 3);
+    }
+    Result<std::vector<Message>> all = store->history(id, 0);
+    ASSERT_TRUE(all.ok()) << all.error().message;
+    ASSERT_EQ(all->size(), 3u);
+    EXPECT_EQ(all->at(0).text, "Where is my parcel?");
+    EXPECT_EQ(all->at(0).meta, "");
+    EXPECT_EQ(all->at(1).text, "Use the tracking link.");
+    EXPECT_EQ(all->at(1).role, Role::kAssistant);
+    EXPECT_EQ(all->at(1).created_ms, 1700000000200);
+    EXPECT_EQ(all->at(1).meta, "");
+    EXPECT_EQ(all->at(2).meta, meta);
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "session_store_contract.h"
 #include "test_servers.h"
 #include "tiered_test_support.h"
+#include "version1_sqlite_file.h"
 
 namespace supportd::store::testing {
 namespace {
@@ -121,6 +122,69 @@ TEST_F(TieredSessionStoreTest, AStaleCopyIsRewrittenByTheProcessThatKnowsBetter)
   ASSERT_TRUE(client.command({"SET", "session:" + id.key(), "garbage"}).ok());
   expect_exactly(*store->history(id, 0), 4, text);
   EXPECT_EQ(cached_view(redis_, id)->conversation.last_seq, 4);
+}
+
+std::string meta(std::int64_t i) {
+  return std::string(R"({"source":"kb","n":)").append(std::to_string(i)).append("}");
+}
+
+// Each layer keeps every message's metadata: the Redis copy, PostgreSQL, and what another
+// process (an empty journal) reads back from them.
+TEST_F(TieredSessionStoreTest, MetadataReachesRedisAndPostgres) {
+  TempDir dir;
+  auto store = open(dir);
+  SessionId id = create(*store);
+  for (int i = 1; i <= 12; ++i)
+    ASSERT_EQ(*store->append(id, {Role::kAssistant, text(i), meta(i)}), i);
+  ASSERT_TRUE(store->flush(std::chrono::seconds(20)).ok());
+  std::vector<Message> archived = archived_messages(postgres_, id);
+  ASSERT_EQ(archived.size(), 12u);
+  for (const Message& m : archived)
+    EXPECT_EQ(m.meta, meta(m.seq_id)) << "PostgreSQL, seq " << m.seq_id;
+  std::optional<SessionView> cached = cached_view(redis_, id);
+  ASSERT_TRUE(cached.has_value());
+  ASSERT_FALSE(cached->recent.empty());
+  for (const Message& m : cached->recent)
+    EXPECT_EQ(m.meta, meta(m.seq_id)) << "Redis, seq " << m.seq_id;
+  store.reset();
+
+  // Another process reads the newest from Redis and the rest from PostgreSQL...
+  TempDir other_dir;
+  auto other = open(other_dir);
+  Result<std::vector<Message>> history = other->history(id, 0);
+  ASSERT_TRUE(history.ok()) << history.error().message;
+  ASSERT_EQ(history->size(), 12u);
+  for (const Message& m : *history)
+    EXPECT_EQ(m.meta, meta(m.seq_id)) << "read back, seq " << m.seq_id;
+  other.reset();
+  // ...and, with the Redis copy gone, everything from PostgreSQL.
+  RedisClient client(*RedisClient::parse_address(redis_));
+  ASSERT_TRUE(client.command({"DEL", "session:" + id.key()}).ok());
+  TempDir third_dir;
+  auto third = open(third_dir);
+  history = third->history(id, 0);
+  ASSERT_TRUE(history.ok()) << history.error().message;
+  ASSERT_EQ(history->size(), 12u);
+  for (const Message& m : *history)
+    EXPECT_EQ(m.meta, meta(m.seq_id)) << "from PostgreSQL, seq " << m.seq_id;
+}
+
+// A journal written before messages had metadata, with messages PostgreSQL has not got yet
+// (the process stopped while PostgreSQL was down): they are written behind after the upgrade.
+TEST_F(TieredSessionStoreTest, AJournalWrittenBeforeMessageMetadataIsWrittenBehind) {
+  TempDir dir;
+  const SessionId id = *signer_.issue(unique_name("tenant"), "bob");
+  write_version1_file(dir.path() / "journal.sqlite", id, /*pending=*/true);
+  auto store = open(dir);
+  ASSERT_NE(store, nullptr);
+  ASSERT_EQ(*store->append(id, {Role::kAssistant, "new", R"({"source":"faq"})"}), 3);
+  ASSERT_TRUE(store->flush(std::chrono::seconds(20)).ok());
+  std::vector<Message> archived = archived_messages(postgres_, id);
+  ASSERT_EQ(archived.size(), 3u);
+  EXPECT_EQ(archived[0].text, "Where is my parcel?");
+  EXPECT_EQ(archived[1].text, "Use the tracking link.");
+  EXPECT_EQ(archived[1].meta, "");
+  EXPECT_EQ(archived[2].meta, R"({"source":"faq"})");
 }
 
 TEST_F(TieredSessionStoreTest, TwoProcessesWritingOneSessionStayGapless) {

@@ -282,6 +282,9 @@ function addEntry(m) {
     if (m.role === 'assistant' && m.source) label.append(el('span', { class: 'badge', text: m.source }));
     if (m.created_ms) label.append(` · ${new Date(m.created_ms).toLocaleTimeString()}`);
     node.append(label, el('div', { class: 'text', text: m.text }));
+    // The articles the bot's answer cited, as the customer saw them under it.
+    const cited = Array.isArray(m.citations) ? m.citations.map((c) => c.title || c.id).filter(Boolean) : [];
+    if (cited.length) node.append(el('div', { class: 'sources', text: `Sources: ${cited.join(' · ')}` }));
   }
   const h = ui.history;
   const nearBottom = h.scrollHeight - h.scrollTop - h.clientHeight < 80;
