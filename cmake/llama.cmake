@@ -2,7 +2,7 @@
 # npm package node-llama-cpp. Only libllama and the CPU backend; nothing is downloaded.
 if(NOT EXISTS ${SUPPORTD_LLAMA_DIR}/CMakeLists.txt)
   message(FATAL_ERROR "llama.cpp source not found at ${SUPPORTD_LLAMA_DIR}: run scripts/setup.sh "
-                      "(or `make build`), or pass -DSUPPORTD_LLAMA_DIR=...")
+                      "(or `make build`), or pass -DSUPPORTD_LLAMA_SOURCE_DIR=...")
 endif()
 
 set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds llama.cpp's own tools (llama-server, llama-bench, llama-batched-bench) from the same
-# source supportd links, into the cache, for side-by-side benchmarks. Prints the bin directory.
+# Builds llama.cpp's own tools (llama-server, llama-bench, llama-batched-bench) from the pristine
+# checkout of the commit supportd links (supportd's copy also carries patches/llama.cpp), into
+# the cache, for side-by-side benchmarks. Prints the bin directory.
 #   usage: scripts/build-llama-tools.sh [--openmp on|off]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

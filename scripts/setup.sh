@@ -49,8 +49,9 @@ if [ ! -f "$msgpack_dir/usr/include/msgpack.hpp" ]; then
   rm -rf "$tmp"
 fi
 
-# --- llama.cpp source from node-llama-cpp ----------------------------------------------------
+# --- llama.cpp source from node-llama-cpp, and supportd's tree with its patches -----------------
 "$here/scripts/fetch-llama.sh" "$cache"
+"$here/scripts/patch-llama.sh" "$cache"
 
 # --- npm packages used by tests (openai client, playwright-core) -----------------------------
 if [ -f "$here/tests/e2e/package.json" ]; then

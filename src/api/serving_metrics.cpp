@@ -192,6 +192,8 @@ json::object ServingMetrics::stats_object() const {
                       {"step_tokens", s.step_tokens},
                       {"mixed_steps", s.mixed_steps},
                       {"split_steps", s.split_steps},
+                      {"shared_prefix_steps", s.shared_prefix_steps},
+                      {"shared_prefix_tokens", s.shared_prefix_tokens},
                       {"tokens_generated", s.tokens_generated},
                       {"preemptions", s.preemptions},
                       {"preemption_saved_bytes", s.preemption_saved_bytes},

@@ -184,6 +184,10 @@ ServeFlags::ServeFlags(CLI::App& c, ServeConfig& cfg) : command_(c), config_(cfg
   bind("engine", "flash-attn", cfg.flash_attn,
        "Attention kernel: auto (llama.cpp's choice: flash where supported), on (flash) or off "
        "(plain; on CPU faster with --kv-layout per-sequence, slower with unified)");
+  bind("engine", "shared-prefix-attention", cfg.shared_prefix_attention,
+       "on or off. With --kv-layout per-sequence and --flash-attn off: when every request of a "
+       "step begins with the same tokens (a shared system prompt), attention reads them once "
+       "for all (cascade attention)");
   bind("engine", "kv-key-type", cfg.kv_key_type,
        "Number format of the KV cache's keys: f16, or q8_0 (half the memory; with plain "
        "attention the faster on CPU)");
@@ -375,6 +379,8 @@ Status ServeFlags::finish() {
                 {"on", Options::FlashAttention::kOn},
                 {"off", Options::FlashAttention::kOff}},
                e.flash_attention),
+        choose(config_.shared_prefix_attention, "--shared-prefix-attention",
+               {{"on", true}, {"off", false}}, e.shared_prefix_attention),
         choose(config_.kv_key_type, "--kv-key-type",
                {{"f16", Options::CacheType::kF16}, {"q8_0", Options::CacheType::kQ8_0}},
                e.key_type),

@@ -37,6 +37,8 @@ struct EngineStats {
   std::int64_t step_tokens = 0;    // tokens carried by all those calls
   std::int64_t mixed_steps = 0;    // steps that held decode tokens and prompt chunks together
   std::int64_t split_steps = 0;    // of those, steps that decoded the chunks in a call of their own
+  std::int64_t shared_prefix_steps = 0;   // steps whose sequences all began alike (cascade)
+  std::int64_t shared_prefix_tokens = 0;  // the length of that beginning, summed over them
   std::int64_t tokens_generated = 0;
   std::int64_t preemptions = 0;              // running sequences paused for higher-priority ones
   std::int64_t preemption_saved_bytes = 0;   // KV copied to memory by those pauses (kSave)

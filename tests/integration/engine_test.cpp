@@ -329,6 +329,51 @@ TEST_P(EngineLayouts, ABurstSharingOnePrefixComputesItOnce) {
   EXPECT_EQ(engine->sequences_holding_cells(), 0);
 }
 
+TEST(Engine, RequestsSharingASystemPromptReadItOnceAndKeepTheirTokens) {
+  // A buffer per sequence and plain attention: four requests with one system prompt run
+  // together, and llama.cpp is told how long their common beginning is (cascade attention,
+  // llama_set_shared_prefix). Their answers must be those of an engine that reads every
+  // sequence's buffer in full, and the steps must have used it.
+  std::string shared = "You are the help desk of an online shoe store. Articles: ";
+  for (int i = 0; i < 12; ++i)
+    shared += "article " + std::to_string(i) + ": returns within 30 days, free delivery. ";
+  std::vector<std::string> prompts;
+  for (const char* question : {"Can I return boots?", "Do you ship to Spain?",
+                               "Where is my parcel?", "How do I pay with a gift card, please?"})
+    prompts.push_back(shared + "Question: " + question);
+  const auto model = testing::synthesized_model();
+  const auto configure = [](bool cascade) {
+    return [cascade](EngineOptions& options) {
+      options.flash_attention = EngineOptions::FlashAttention::kOff;
+      options.shared_prefix_attention = cascade;
+      options.scheduling.batching = sched::BatchingMode::kDynamic;
+      options.scheduling.batch_max = 4;
+      options.scheduling.batch_window = std::chrono::seconds(60);
+    };
+  };
+  auto plain = make_engine(4, 0, model, EngineOptions::KvLayout::kPerSequence, configure(false));
+  const auto plain_sinks = submit_together(*plain, prompts, 24);
+  auto cascade = make_engine(4, 0, model, EngineOptions::KvLayout::kPerSequence, configure(true));
+  const auto sinks = submit_together(*cascade, prompts, 24);
+  for (std::size_t i = 0; i < sinks.size(); ++i) {
+    ASSERT_TRUE(plain_sinks[i]->wait());
+    ASSERT_TRUE(sinks[i]->wait());
+    EXPECT_EQ(sinks[i]->text(), plain_sinks[i]->text()) << "question " << i;
+    EXPECT_EQ(sinks[i]->completion().usage.completion_tokens, 24);
+  }
+  const EngineStats with = testing::wait_until_idle(*cascade);
+  const EngineStats without = testing::wait_until_idle(*plain);
+  EXPECT_EQ(without.shared_prefix_steps, 0);
+  // Once the four have joined the system prompt they decode side by side: 24 answer tokens
+  // each, the first ones a step or two apart. Each of those steps shares the whole system
+  // prompt, in whole tiles of 32 tokens (its last token may also merge with the question's).
+  EXPECT_GE(with.shared_prefix_steps, 20);
+  const auto system_tokens =
+      static_cast<std::int64_t>(cascade->llama_model().tokenize(shared, true, false).size());
+  EXPECT_GE(with.shared_prefix_tokens, with.shared_prefix_steps * (system_tokens - 32));
+  EXPECT_EQ(cascade->sequences_holding_cells(), 0);
+}
+
 TEST_P(EngineLayouts, CellsReturnToBaselineAfterMixedLoad) {
   auto engine = make_engine(4, 8, testing::synthesized_model(), GetParam());
   std::mt19937 random(1);

@@ -109,7 +109,7 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   engine->loop_ = std::make_unique<Loop>(*engine, context, threadpool, pool_threads);
   spdlog::info(
       "engine: {} ({}); {} threads, {} parallel sequences, {} tokens per step; KV: {} cells, {}; "
-      "keys {}, values {}; flash attention {}",
+      "keys {}, values {}; flash attention {}{}",
       engine->model_card_.id, engine->model_card_.description,
       options.threads > 0 ? std::to_string(options.threads) : "auto 1-" + std::to_string(cores),
       options.parallel, options.step_tokens, llama_n_ctx(context),
@@ -117,7 +117,11 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
               : fmt::format("a buffer of {} for each sequence and each of {} cached prefixes",
                             request_cells, options.prefix_cache_entries),
       ggml_type_name(params.type_k), ggml_type_name(params.type_v),
-      llama_flash_attn_type_name(params.flash_attn_type));
+      llama_flash_attn_type_name(params.flash_attn_type),
+      !unified && options.flash_attention == EngineOptions::FlashAttention::kOff
+          ? (options.shared_prefix_attention ? "; shared-prefix (cascade) attention"
+                                             : "; shared-prefix attention off")
+          : "");
 
   LlamaEngine* self = engine.get();
   engine->thread_ = std::thread([self] {

@@ -49,6 +49,10 @@ struct EngineOptions {
   // How the KV cache stores keys and values: f16, or q8_0 (half the memory; llama.cpp's plain
   // attention reads q8_0 keys faster on CPU, and only its flash attention reads q8_0 values).
   enum class CacheType { kF16, kQ8_0 } key_type = CacheType::kF16, value_type = CacheType::kF16;
+  // Cascade attention (kPerSequence with plain attention): when every sequence of a step
+  // begins with the same tokens (a shared system prompt), attention reads that beginning's
+  // keys and values once for all of them, from one buffer, instead of once per sequence.
+  bool shared_prefix_attention = true;
   bool warmup = true;  // decode a representative batch before ready()
   // When a request that outranks a running one finds no room: pause the running one by
   // saving its KV to memory (kSave), by dropping it and recomputing later (kRecompute), or not

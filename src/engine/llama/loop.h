@@ -152,6 +152,12 @@ class LlamaEngine::Loop {
   // Decode tokens from which a step with prompt chunks is split (see step()).
   static constexpr int kSplitDecodeTokens = 8;
   void step();
+  // The leading tokens every sequence of `planned` holds alike once this step is computed
+  // (0 below kMinSharedPrefix, with one buffer, or with shared_prefix_attention off): llama.cpp
+  // is told (llama_set_shared_prefix) and reads their keys and values once for all of them.
+  std::size_t shared_prefix(std::span<const Planned> planned) const;
+  static constexpr std::size_t kMinSharedPrefix = 64;
+  static constexpr std::size_t kSharedPrefixAlign = 32;
   // Decodes batch_[first, end) (the tokens of `planned`), advances and samples them.
   bool run_batch(int first, int end, std::span<const Planned> planned, int threads);
   bool decode_batch(const llama_batch& batch);
@@ -184,8 +190,9 @@ class LlamaEngine::Loop {
   EngineStats counters_;
   ggml_threadpool* threadpool_;  // owned; attached to context_
   ThreadTuner tuner_;
-  int threads_ = 0;          // threads the context is set to use now
-  StepTimeModel step_time_;  // step times, by tokens and on average, for admission control
+  int threads_ = 0;                // threads the context is set to use now
+  std::size_t shared_prefix_ = 0;  // what llama_set_shared_prefix was last told
+  StepTimeModel step_time_;        // step times, by tokens and on average, for admission control
   // Seconds from one admission to the next around a step (its overhead included), the slowest
   // recently: each iteration forgets a little of it.
   double slowest_iteration_ = 0;

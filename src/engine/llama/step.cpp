@@ -72,6 +72,15 @@ void LlamaEngine::Loop::step() {
       s->batch_index = batch_.n_tokens - 1;
   }
   if (batch_.n_tokens == 0) return;
+  const std::size_t shared = shared_prefix(planned);
+  if (shared != shared_prefix_) {
+    llama_set_shared_prefix(context_, static_cast<std::uint32_t>(shared));
+    shared_prefix_ = shared;
+  }
+  if (shared > 0) {
+    ++counters_.shared_prefix_steps;
+    counters_.shared_prefix_tokens += static_cast<std::int64_t>(shared);
+  }
   // Threads for this step: fixed by --threads, or chosen by measurement.
   const int threads = options_.threads > 0 ? options_.threads : tuner_.choose(batch_.n_tokens);
   if (threads != threads_) {
@@ -107,6 +116,28 @@ void LlamaEngine::Loop::step() {
   counters_.last_step_ms =
       std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   step_time_.record_step(counters_.last_step_ms);
+}
+
+std::size_t LlamaEngine::Loop::shared_prefix(std::span<const Planned> planned) const {
+  if (unified_ || !options_.shared_prefix_attention || planned.size() < 2 ||
+      options_.flash_attention != EngineOptions::FlashAttention::kOff) {
+    return 0;
+  }
+  const std::vector<Token>& first = planned.front().sequence->tokens;
+  std::size_t length = first.size();
+  for (const auto& [s, tokens] : planned) {
+    // Positions [0, n_past + tokens) are in the cache once this step is computed.
+    length = std::min(length, s->n_past + static_cast<std::size_t>(tokens));
+    const auto begin = first.begin();
+    length = static_cast<std::size_t>(
+        std::mismatch(begin, begin + static_cast<std::ptrdiff_t>(length), s->tokens.begin()).first -
+        begin);
+    if (length < kMinSharedPrefix) return 0;
+  }
+  // A whole number of kSharedPrefixAlign: the values' product then runs in llama.cpp's tiled
+  // matrix kernel (its dot length must be a multiple of the tile), and the graph changes less
+  // often (each new length builds a new one).
+  return length / kSharedPrefixAlign * kSharedPrefixAlign;
 }
 
 bool LlamaEngine::Loop::run_batch(int first, int end, std::span<const Planned> planned,
