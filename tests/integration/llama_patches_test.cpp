@@ -1,11 +1,15 @@
-// llama_set_shared_prefix (cascade attention, patches/llama.cpp) on a synthesized model: with
-// a KV buffer per sequence and plain attention, sequences that begin alike read that beginning
-// once, and their logits stay those of attention over each buffer of their own.
+// What patches/llama.cpp adds to llama.cpp, on a synthesized model:
+// - llama_set_shared_prefix (cascade attention): with a KV buffer per sequence and plain
+//   attention, sequences that begin alike read that beginning once, and their logits stay those
+//   of attention over each buffer of their own;
+// - the KV cache asks for transparent huge pages.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -169,6 +173,44 @@ TEST_F(SharedPrefixAttention, FlashAttentionIgnoresThePromise) {
   const std::vector<float> promised = run(kPrefix);
   EXPECT_EQ(prefix_nodes_, 0);
   EXPECT_EQ(flash, promised);
+}
+
+// Kibibytes of this process's anonymous memory in transparent huge pages.
+long anonymous_huge_kib() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("AnonHugePages:", 0) == 0) return std::stol(line.substr(14));
+  }
+  return -1;
+}
+
+TEST(KvCacheMemory, AsksForTransparentHugePages) {
+  std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::stringstream text;
+  text << setting.rdbuf();
+  if (!setting || text.str().find("[never]") != std::string::npos)
+    GTEST_SKIP() << "transparent huge pages are off on this machine";
+  llama_log_set([](ggml_log_level, const char*, void*) {}, nullptr);
+  llama_backend_init();
+  llama_model* model = llama_model_load_from_file(testing::synthesized_model().c_str(),
+                                                  llama_model_default_params());
+  ASSERT_NE(model, nullptr);
+  const long before = anonymous_huge_kib();
+  ASSERT_GE(before, 0) << "no AnonHugePages in /proc/self/smaps_rollup";
+  llama_context_params params = llama_context_default_params();
+  params.n_ctx = 65536;  // tiny's cache: 32 MiB, sixteen huge pages
+  params.n_seq_max = 4;
+  params.kv_unified = false;
+  params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  llama_context* context = llama_init_from_model(model, params);
+  ASSERT_NE(context, nullptr);
+  const std::size_t cache_bytes = llama_state_get_size(context);
+  const long after = anonymous_huge_kib();
+  llama_free(context);
+  llama_model_free(model);
+  // Whole 2 MiB pages inside the buffer; the system may still refuse some (fragmented memory).
+  EXPECT_GT(after - before, 0) << "the cache (" << cache_bytes / 1024 << " KiB) has none";
 }
 
 }  // namespace
