@@ -23,7 +23,6 @@ if [ ! -d "$dest/.git" ]; then
 fi
 rm -f "$marker"
 git -C "$dest" -c advice.detachedHead=false checkout --quiet --force "$(git -C "$src" rev-parse HEAD)"
-git -C "$dest" reset --quiet --hard
 git -C "$dest" clean --quiet -fdx
 for patch in "${patches[@]}"; do
   if ! git -C "$dest" apply --whitespace=nowarn "$patch"; then
