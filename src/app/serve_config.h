@@ -49,6 +49,7 @@ struct ServeConfig {
   std::string kv_layout = "unified";
   std::string flash_attn = "auto";
   std::string shared_prefix_attention = "on";
+  std::string weight_repack = "on";
   std::string kv_key_type = "f16", kv_value_type = "f16";
   std::vector<api::ApiKey> api_keys;  // [[api_keys]] tables in the config file
   DeskConfig desk;

@@ -2,7 +2,8 @@
 // - llama_set_shared_prefix (cascade attention): with a KV buffer per sequence and plain
 //   attention, sequences that begin alike read that beginning once, and their logits stay those
 //   of attention over each buffer of their own;
-// - the KV cache asks for transparent huge pages.
+// - the KV cache asks for transparent huge pages;
+// - Q8_0 weights repacked for AVX-512 VNNI multiply to the logits of the plain layout.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ggml-cpu.h"
 #include "llama.h"
 #include "test_model.h"
 
@@ -173,6 +175,77 @@ TEST_F(SharedPrefixAttention, FlashAttentionIgnoresThePromise) {
   const std::vector<float> promised = run(kPrefix);
   EXPECT_EQ(prefix_nodes_, 0);
   EXPECT_EQ(flash, promised);
+}
+
+// The text llama.cpp logged while the current test loaded a model (the repack names its layout).
+std::string& loader_log() {
+  static std::string text;
+  return text;
+}
+
+// Every position's logits for 37 prompt tokens (nine four-token tiles and one token on its own),
+// then for one decoded token, with Q8_0 weights repacked or as stored.
+std::vector<float> q8_0_logits(bool repack) {
+  loader_log().clear();
+  llama_log_set([](ggml_log_level, const char* text, void*) { loader_log() += text; }, nullptr);
+  llama_backend_init();
+  llama_model_params model_params = llama_model_default_params();
+  model_params.use_extra_bufts = repack;
+  llama_model* model =
+      llama_model_load_from_file(testing::synthesized_model("tiny", "q8_0").c_str(), model_params);
+  EXPECT_NE(model, nullptr);
+  if (!model) return {};
+  llama_context_params params = llama_context_default_params();
+  params.n_ctx = 256;
+  params.n_batch = params.n_ubatch = 64;
+  params.n_seq_max = 1;
+  params.n_threads = params.n_threads_batch = 2;
+  params.no_perf = true;
+  llama_context* context = llama_init_from_model(model, params);
+  EXPECT_NE(context, nullptr);
+  const int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
+  std::vector<float> logits;
+  llama_batch batch = llama_batch_init(64, 0, 1);
+  const auto decode = [&](int first, int count) {
+    batch.n_tokens = count;
+    for (int i = 0; i < count; ++i) {
+      batch.token[i] = static_cast<llama_token>((11 + 37 * (first + i)) % (n_vocab - 10) + 5);
+      batch.pos[i] = first + i;
+      batch.n_seq_id[i] = 1;
+      batch.seq_id[i][0] = 0;
+      batch.logits[i] = true;
+    }
+    EXPECT_EQ(llama_decode(context, batch), 0);
+    for (int i = 0; i < count; ++i) {
+      const float* row = llama_get_logits_ith(context, i);
+      if (row) logits.insert(logits.end(), row, row + n_vocab);
+    }
+  };
+  if (context) {
+    decode(0, 37);
+    decode(37, 1);
+    llama_free(context);
+  }
+  llama_batch_free(batch);
+  llama_model_free(model);
+  llama_log_set([](ggml_log_level, const char*, void*) {}, nullptr);
+  return logits;
+}
+
+TEST(Q8_0WeightRepack, MultipliesToTheLogitsOfTheStoredLayout) {
+  if (!ggml_cpu_has_avx512() || !ggml_cpu_has_avx512_vnni())
+    GTEST_SKIP() << "this CPU has no AVX-512 VNNI: Q8_0 weights stay as stored";
+  const std::vector<float> stored = q8_0_logits(false);
+  EXPECT_EQ(loader_log().find("q8_0_16x8"), std::string::npos) << "repacked without being asked";
+  const std::vector<float> repacked = q8_0_logits(true);
+  EXPECT_NE(loader_log().find("q8_0_16x8"), std::string::npos) << "the weights were not repacked";
+  ASSERT_EQ(stored.size(), repacked.size());
+  ASSERT_FALSE(stored.empty());
+  // The integer products are exact; only the order of the float sums differs.
+  EXPECT_LT(relative_difference(stored, repacked), 1e-4);
+  const int n_vocab = static_cast<int>(stored.size() / 38);
+  for (std::size_t row = 0; row < 38; ++row)
+    EXPECT_EQ(argmax_row(stored, row, n_vocab), argmax_row(repacked, row, n_vocab)) << row;
 }
 
 // Kibibytes of this process's anonymous memory in transparent huge pages.

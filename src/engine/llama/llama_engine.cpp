@@ -39,7 +39,7 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
     options.prefix_cache_cells = options.context_cells / 4;
   }
 
-  auto model = Model::load(options.model_path, options.alias);
+  auto model = Model::load(options.model_path, options.alias, options.weight_repack);
   if (!model) return model.error();
 
   llama_context_params params = llama_context_default_params();
@@ -109,7 +109,7 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   engine->loop_ = std::make_unique<Loop>(*engine, context, threadpool, pool_threads);
   spdlog::info(
       "engine: {} ({}); {} threads, {} parallel sequences, {} tokens per step; KV: {} cells, {}; "
-      "keys {}, values {}; flash attention {}{}",
+      "keys {}, values {}; flash attention {}{}; weights {}",
       engine->model_card_.id, engine->model_card_.description,
       options.threads > 0 ? std::to_string(options.threads) : "auto 1-" + std::to_string(cores),
       options.parallel, options.step_tokens, llama_n_ctx(context),
@@ -121,7 +121,8 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
       !unified && options.flash_attention == EngineOptions::FlashAttention::kOff
           ? (options.shared_prefix_attention ? "; shared-prefix (cascade) attention"
                                              : "; shared-prefix attention off")
-          : "");
+          : "",
+      options.weight_repack ? "repacked where this CPU has a faster layout" : "as stored");
 
   LlamaEngine* self = engine.get();
   engine->thread_ = std::thread([self] {

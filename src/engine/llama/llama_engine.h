@@ -53,6 +53,9 @@ struct EngineOptions {
   // begins with the same tokens (a shared system prompt), attention reads that beginning's
   // keys and values once for all of them, from one buffer, instead of once per sequence.
   bool shared_prefix_attention = true;
+  // Weights laid out at load for the CPU's fastest kernels (llama.cpp's extra buffer types;
+  // supportd's patch adds Q8_0 on AVX-512 VNNI). Off: multiplied as stored in the file.
+  bool weight_repack = true;
   bool warmup = true;  // decode a representative batch before ready()
   // When a request that outranks a running one finds no room: pause the running one by
   // saving its KV to memory (kSave), by dropping it and recomputing later (kRecompute), or not

@@ -83,12 +83,14 @@ std::string last_llama_error() {
   return last_error.empty() ? "no details" : last_error;
 }
 
-Result<std::unique_ptr<Model>> Model::load(const std::string& path, const std::string& alias) {
+Result<std::unique_ptr<Model>> Model::load(const std::string& path, const std::string& alias,
+                                           bool repack) {
   install_llama_log();
   if (Status status = check_gguf(path); !status) return status.error();
 
   llama_model_params params = llama_model_default_params();
   params.n_gpu_layers = 0;
+  params.use_extra_bufts = repack;
   llama_model* raw = llama_model_load_from_file(path.c_str(), params);
   if (raw == nullptr) {
     return Error::make(ErrorCode::kCorrupt,

@@ -22,8 +22,10 @@ using Token = std::int32_t;
 class Model {
  public:
   // Loads `path`. Errors (missing file, not GGUF, corrupt, unsupported architecture) name the
-  // file and say what is wrong; they never abort the process.
-  static Result<std::unique_ptr<Model>> load(const std::string& path, const std::string& alias);
+  // file and say what is wrong; they never abort the process. `repack`: lay the weights out for
+  // the CPU's fastest kernels (llama.cpp's extra buffer types) instead of as stored.
+  static Result<std::unique_ptr<Model>> load(const std::string& path, const std::string& alias,
+                                             bool repack = true);
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
