@@ -14,8 +14,9 @@ while (($#)); do
   esac
 done
 "$here/scripts/fetch-llama.sh" "$cache"
-src="$cache/llama.cpp-80fb11ac73e6"
-out="$cache/llama-tools-80fb11ac73e6-openmp-${openmp,,}"
+source "$here/scripts/llama-version.env"
+src="$cache/llama.cpp-$LLAMA_COMMIT_PREFIX"
+out="$cache/llama-tools-$LLAMA_COMMIT_PREFIX-openmp-${openmp,,}"
 if [ ! -x "$out/bin/llama-server" ] || [ ! -x "$out/bin/llama-batched-bench" ] || [ ! -x "$out/bin/llama-bench" ]; then
   echo "[llama-tools] building llama-server, llama-bench, llama-batched-bench (openmp $openmp) in $out" >&2
   cmake -S "$src" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \

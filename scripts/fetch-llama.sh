@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Fetches llama.cpp's source as shipped in npm package node-llama-cpp@3.21.1 (a git bundle),
+# Fetches llama.cpp's source as shipped in npm package node-llama-cpp (a git bundle; the version
+# in scripts/llama-version.env),
 # verifies the tarball's checksum and clones the bundle into $1/llama.cpp-<commit>.
 # Prints nothing and does nothing when the checkout already exists.
 set -euo pipefail
 cache=$1
-version=3.21.1
-commit_prefix=80fb11ac73e6
-sha256=7a231d6bafa14142a1cbed9893d4ec5bc6041b2a5f5939a623accaab4203c11f
+source "$(dirname "$0")/llama-version.env"
+version=$LLAMA_NPM_PACKAGE_VERSION
+commit_prefix=$LLAMA_COMMIT_PREFIX
+sha256=$LLAMA_NPM_PACKAGE_SHA256
 dest="$cache/llama.cpp-$commit_prefix"
 [ -f "$dest/.supportd-ready" ] && exit 0
 

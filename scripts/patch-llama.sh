@@ -7,7 +7,8 @@
 set -euo pipefail
 cache=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
-commit_prefix=80fb11ac73e6
+source "$here/scripts/llama-version.env"
+commit_prefix=$LLAMA_COMMIT_PREFIX
 src="$cache/llama.cpp-$commit_prefix"
 dest="$cache/llama.cpp-$commit_prefix-supportd"
 patches=("$here"/patches/llama.cpp/*.patch)
