@@ -57,4 +57,11 @@ std::map<std::string, double> Access::tenant_weights() const {
   return weights;
 }
 
+Result<std::string> tenant_of(const Access* access, const http::Request& request) {
+  if (access == nullptr) return Caller{}.tenant;
+  auto caller = access->identify(request);
+  if (!caller) return caller.error();
+  return caller->tenant;
+}
+
 }  // namespace supportd::api

@@ -50,4 +50,7 @@ class Access {
   sched::RateLimiter limiter_;
 };
 
+// The tenant of the request's caller; "anonymous" when there is no Access (the desk without keys).
+Result<std::string> tenant_of(const Access* access, const http::Request& request);
+
 }  // namespace supportd::api

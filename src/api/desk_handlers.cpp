@@ -19,14 +19,6 @@ namespace {
 
 constexpr std::int64_t kMaxHistoryLimit = 1000;  // messages per GET .../messages
 
-// The caller's tenant, or the error response to send.
-Result<std::string> tenant_of(Services& services, const http::Request& request) {
-  if (services.access == nullptr) return std::string("anonymous");
-  auto caller = services.access->identify(request);
-  if (!caller) return caller.error();
-  return caller->tenant;
-}
-
 // The body as a JSON object ({} when empty), or an error naming what is wrong.
 Result<json::object> body_object(const http::Request& request) {
   return parse_json_object(request.body, true);
@@ -92,7 +84,7 @@ struct Call {
 Result<Call> begin(Services& services, const http::Request& request, bool with_body) {
   if (services.desk == nullptr)
     return Error::make(ErrorCode::kNotFound, "the desk is not enabled on this server");
-  auto tenant = tenant_of(services, request);
+  auto tenant = tenant_of(services.access, request);
   if (!tenant) return tenant.error();
   Call call{services.desk, *tenant, {}};
   if (with_body) {

@@ -108,19 +108,12 @@ class AgentSocket final : public DeskSocket, public std::enable_shared_from_this
   }
 };
 
-Result<std::string> tenant_of(Services& services, const http::Request& request) {
-  if (services.access == nullptr) return std::string("anonymous");
-  auto caller = services.access->identify(request);
-  if (!caller) return caller.error();
-  return caller->tenant;
-}
-
 }  // namespace
 
 http::Response customer_socket(Services& services, http::Request& request) {
   if (services.desk == nullptr)
     return error_response(Error::make(ErrorCode::kNotFound, "the desk is not enabled"));
-  auto tenant = tenant_of(services, request);
+  auto tenant = tenant_of(services.access, request);
   if (!tenant) return error_response(tenant.error());
   const auto session = request.query_param("session");
   if (!session || session->empty())
@@ -138,7 +131,7 @@ http::Response customer_socket(Services& services, http::Request& request) {
 http::Response agent_socket(Services& services, http::Request& request) {
   if (services.desk == nullptr)
     return error_response(Error::make(ErrorCode::kNotFound, "the desk is not enabled"));
-  auto tenant = tenant_of(services, request);
+  auto tenant = tenant_of(services.access, request);
   if (!tenant) return error_response(tenant.error());
   if (!request.websocket_upgrade) {
     return http::error_response(426, "connect with a WebSocket", "invalid_request_error",
