@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
-#include <memory>
+
+#include "core/temp_file.h"
 
 namespace supportd::bench {
 
@@ -65,9 +66,9 @@ std::vector<std::string> split_csv(std::string_view line) {
 
 Status write_token_log(const RunRecord& record, const WorkloadOptions& workload,
                        const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "w"), &std::fclose);
-  if (!file) return Error::make(ErrorCode::kIo, "cannot write the token log " + path);
-  std::fprintf(file.get(), "%.*s\n", static_cast<int>(kHeader.size()), kHeader.data());
+  std::string text(kHeader);
+  text += '\n';
+  auto out = std::back_inserter(text);
   for (const RequestResult& r : record.results) {
     const std::string tenant =
         r.tenant >= 0 && r.tenant < static_cast<int>(workload.tenants.size())
@@ -75,14 +76,13 @@ Status write_token_log(const RunRecord& record, const WorkloadOptions& workload,
             : std::string();
     const char* name = sched::priority_name(static_cast<sched::Priority>(r.priority));
     for (std::size_t i = 0; i < r.token_s.size(); ++i) {
-      std::fprintf(file.get(), "%lld,%s,%s,%d,%s,%.6f,%zu,%.6f\n", static_cast<long long>(r.index),
-                   name, tenant.c_str(), r.warmup ? 1 : 0, outcome_name(r.outcome), r.send_s, i,
-                   r.send_s + static_cast<double>(r.token_s[i]));
+      fmt::format_to(out, "{},{},{},{},{},{:.6f},{},{:.6f}\n", r.index, name, tenant,
+                     r.warmup ? 1 : 0, outcome_name(r.outcome), r.send_s, i,
+                     r.send_s + static_cast<double>(r.token_s[i]));
     }
   }
-  if (std::ferror(file.get()) != 0 || std::fflush(file.get()) != 0)
-    return Error::make(ErrorCode::kIo, "error writing the token log " + path);
-  return {};
+  // A failed or interrupted write leaves an earlier log at `path` whole.
+  return write_file_atomically(path, text);
 }
 
 Result<SteadyDecode> steady_decode_from_log(const std::string& path) {
