@@ -1,22 +1,40 @@
-# supportd_embed_directory(TARGET NAME DIRECTORY): a static library that carries every file
-# under DIRECTORY inside the binary (assembler .incbin), with a table the code can look paths
-# up in: `std::span<const supportd::EmbeddedFile> NAME()` declared by core/embedded.h's macro
-# SUPPORTD_EMBEDDED_DIRECTORY(NAME). Adding or changing a file rebuilds the library.
+# supportd_embed_directory(TARGET NAME DIRECTORY [EXCLUDE SUBDIR...] [GENERATED DIR]): a static
+# library that carries every file under DIRECTORY inside the binary (assembler .incbin), with a
+# table the code can look paths up in: `std::span<const supportd::EmbeddedFile> NAME()` declared
+# by core/embedded.h's macro SUPPORTD_EMBEDDED_DIRECTORY(NAME). Files under an EXCLUDE
+# sub-folder are left out (sources of a generated file); files under GENERATED (a build
+# folder) are added under their path there. Adding or changing a file rebuilds the library.
 function(supportd_embed_directory target name directory)
+  cmake_parse_arguments(PARSE_ARGV 3 embed "" "GENERATED" "EXCLUDE")
   file(GLOB_RECURSE files CONFIGURE_DEPENDS LIST_DIRECTORIES false RELATIVE ${directory} ${directory}/*)
+  foreach(excluded IN LISTS embed_EXCLUDE)
+    list(FILTER files EXCLUDE REGEX "^${excluded}/")
+  endforeach()
   list(SORT files)
+  set(roots "")
+  foreach(file IN LISTS files)
+    list(APPEND roots ${directory})
+  endforeach()
+  if(embed_GENERATED)
+    file(GLOB_RECURSE generated LIST_DIRECTORIES false RELATIVE ${embed_GENERATED} ${embed_GENERATED}/*)
+    foreach(file IN LISTS generated)
+      list(APPEND files ${file})
+      list(APPEND roots ${embed_GENERATED})
+    endforeach()
+  endif()
   set(asm "  .section .rodata\n")
   set(table "")
   set(declarations "")
   set(index 0)
   set(absolute_files "")
   foreach(file IN LISTS files)
+    list(GET roots ${index} root)
     set(symbol "supportd_embed_${name}_${index}")
     string(APPEND asm "  .balign 16\n  .global ${symbol}_begin\n  .global ${symbol}_end\n"
-                      "${symbol}_begin:\n  .incbin \"${directory}/${file}\"\n${symbol}_end:\n")
+                      "${symbol}_begin:\n  .incbin \"${root}/${file}\"\n${symbol}_end:\n")
     string(APPEND declarations "extern const unsigned char ${symbol}_begin[], ${symbol}_end[];\n")
     string(APPEND table "    {\"${file}\", {${symbol}_begin, static_cast<std::size_t>(${symbol}_end - ${symbol}_begin)}},\n")
-    list(APPEND absolute_files ${directory}/${file})
+    list(APPEND absolute_files ${root}/${file})
     math(EXPR index "${index} + 1")
   endforeach()
   string(APPEND asm "  .section .note.GNU-stack,\"\",@progbits\n")

@@ -1,6 +1,7 @@
 // Every file under web/ is built into supportd and served at its address with the right
-// Content-Type, an ETag that revalidates, and Cache-Control; unknown files get a JSON 404; the
-// pages only load files that exist and nothing from another origin.
+// Content-Type, an ETag that revalidates, and Cache-Control (the widget's parts in web/widget/
+// as the one script /widget.js); unknown files get a JSON 404; the pages only load files that
+// exist and nothing from another origin.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -8,6 +9,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 import { startSupportd, synthesizeModel } from './supportd.mjs';
 import { bounded, demoKnowledgeBase } from './web_helpers.mjs';
 
@@ -28,10 +30,27 @@ function urlPath(file) {
   return `/${file}`;
 }
 
+// The files served from web/: web/widget/ holds the parts of one of them, widget.js.
 function webFiles(dir = webDir, prefix = '') {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory()
-      ? webFiles(path.join(dir, entry.name), `${prefix}${entry.name}/`)
-      : [`${prefix}${entry.name}`]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.isDirectory() && `${prefix}${entry.name}` === 'widget') return ['widget.js'];
+    return entry.isDirectory() ? webFiles(path.join(dir, entry.name), `${prefix}${entry.name}/`)
+                               : [`${prefix}${entry.name}`];
+  });
+}
+
+// /widget.js is every part of web/widget/, each once and whole, in a script that parses.
+function assertWidgetBuilt(body) {
+  const text = body.toString('utf8');
+  const parts = readdirSync(path.join(webDir, 'widget'));
+  assert.ok(parts.length > 1, 'web/widget/ holds the parts');
+  for (const part of parts) {
+    const source = readFileSync(path.join(webDir, 'widget', part), 'utf8');
+    const at = text.indexOf(source);
+    assert.ok(at >= 0, `/widget.js holds web/widget/${part} whole`);
+    assert.equal(text.indexOf(source, at + 1), -1, `/widget.js holds web/widget/${part} once`);
+  }
+  assert.doesNotThrow(() => new vm.Script(text, { filename: 'widget.js' }), '/widget.js parses');
 }
 
 // GET with the path sent exactly as written (fetch would resolve "..").
@@ -74,7 +93,8 @@ test('every file in web/ is served with its content type, ETag and Cache-Control
     assert.equal(r.headers.get('x-content-type-options'), 'nosniff', url);
     assert.equal(r.headers.get('cache-control'), 'no-cache', url);
     const body = Buffer.from(await r.arrayBuffer());
-    assert.ok(body.equals(readFileSync(path.join(webDir, file))), `${url} serves web/${file} as built`);
+    if (file === 'widget.js') assertWidgetBuilt(body);
+    else assert.ok(body.equals(readFileSync(path.join(webDir, file))), `${url} serves web/${file} as built`);
     const etag = r.headers.get('etag');
     assert.match(etag ?? '', /^"[0-9a-f]{16}"$/, url);
     const again = await fetch(url, { headers: { 'If-None-Match': etag } });
@@ -133,7 +153,9 @@ test('pages reference only files that exist, and nothing from another origin', b
       assert.ok(served.has(ref.split(/[?#]/)[0]), `${page}: ${ref} is served`);
     }
   }
-  for (const file of webFiles().filter((f) => f.endsWith('.js'))) {
+  // The widget's parts import nothing: they are joined inside one function (a script that
+  // parses, checked above).
+  for (const file of webFiles().filter((f) => f.endsWith('.js') && f !== 'widget.js')) {
     const js = readFileSync(path.join(webDir, file), 'utf8');
     const imports = [...js.matchAll(/^import .* from '([^']+)'/gm)].map((m) => m[1]);
     for (const spec of imports) {
