@@ -114,8 +114,19 @@ void LlamaEngine::Loop::run() {
     // is remembered for a while: start_due_promises must not wait for an admission that comes
     // too late.
     if (stepped) {
-      slowest_iteration_ = std::max(std::chrono::duration<double>(now - last_admission_).count(),
-                                    slowest_iteration_ * kSlowestIterationDecay);
+      const double iteration = std::chrono::duration<double>(now - last_admission_).count();
+      slowest_iteration_ = std::max(iteration, slowest_iteration_ * kSlowestIterationDecay);
+      // Deadlines are honoured within one iteration: one much longer than its step's tokens
+      // predict is worth a line when refusals come late (a slow step, or the time around it:
+      // the OS, the inbox, the sinks).
+      const double step_ms = counters_.last_step_ms;
+      const double predicted_ms = step_time_.predict(last_step_tokens_);
+      if (iteration * 1e3 > predicted_ms + static_cast<double>(kSlowIterationLog.count())) {
+        spdlog::debug(
+            "slow iteration: {:.0f} ms; the step {:.0f} ms for {} tokens (predicted "
+            "{:.0f} ms), the rest {:.0f} ms",
+            iteration * 1e3, step_ms, last_step_tokens_, predicted_ms, iteration * 1e3 - step_ms);
+      }
     }
     last_admission_ = now;
     stepped = false;

@@ -196,8 +196,11 @@ class LlamaEngine::Loop {
   // Seconds from one admission to the next around a step (its overhead included), the slowest
   // recently: each iteration forgets a little of it.
   double slowest_iteration_ = 0;
+  int last_step_tokens_ = 0;          // what the last step() fed llama_decode
   Clock::time_point last_admission_;  // when admit() last ran
   static constexpr double kSlowestIterationDecay = 0.95;
+  // An iteration this much longer than its step's tokens predict is logged at debug level.
+  static constexpr std::chrono::milliseconds kSlowIterationLog{50};
 
   // Published snapshot: guarded by stats_mutex_.
   mutable std::mutex stats_mutex_;

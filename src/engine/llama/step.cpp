@@ -115,6 +115,7 @@ void LlamaEngine::Loop::step() {
   }
   counters_.last_step_ms =
       std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  last_step_tokens_ = batch_.n_tokens;
   step_time_.record_step(counters_.last_step_ms);
 }
 
