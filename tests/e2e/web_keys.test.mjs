@@ -1,6 +1,7 @@
 // The pages on a server that requires API keys: the agent console asks for a key on 401, works
 // with it (polling, since a browser's WebSocket cannot send the key), and a widget without a
-// key shows the server's own error message instead of hanging.
+// key shows the server's own error message instead of hanging (in Chinese, the widget's own
+// text for the error's code).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -93,5 +94,26 @@ test('a widget without a key shows the server\'s message', bounded, async () => 
   const panel = page.getByRole('dialog');
   await panel.getByRole('alert').getByText(message).waitFor({ timeout: 10000 });
   await panel.getByText('Chat is not available right now.').waitFor();
+  await page.close();
+});
+
+test('a Chinese widget without a key says so in Chinese', bounded, async () => {
+  const refused = await fetch(`${server.url}/v1/sessions`, { method: 'POST', body: '{}',
+                                                            headers: { 'content-type': 'application/json' } });
+  assert.equal(refused.status, 401);
+  const { message, code } = (await refused.json()).error;
+  assert.equal(code, 'invalid_api_key');
+  const page = await newPage(browser.context, 'customer-zh');
+  const embed = `${server.url}/embedded-zh.html`;  // the shop's own page, served by the browser
+  await page.route(embed, (route) => route.fulfill({
+    contentType: 'text/html',
+    body: '<!doctype html><html lang="zh-CN"><title>商店</title><script src="/widget.js" data-supportd></script>',
+  }));
+  await open(page, embed);
+  await page.getByRole('button', { name: '联系客服' }).click();
+  const panel = page.getByRole('dialog');
+  await panel.getByRole('alert').getByText('出错了：本网站的客服服务未获授权').waitFor({ timeout: 10000 });
+  await panel.getByText('在线客服暂时不可用。').waitFor();
+  assert.equal(await panel.getByText(message).count(), 0, 'the English message is not shown');
   await page.close();
 });

@@ -2,7 +2,7 @@
 // One part of widget.js (see boot.js).
 class ApiError extends Error {
   constructor(status, message, code) {
-    super(message);
+    super(serverMessage(message, code));
     this.status = status;
     this.code = code;
   }

@@ -1,4 +1,5 @@
-// The chat widget: text (English, Chinese) and the customer id sent to the server.
+// The chat widget: text (English, Chinese), server errors in the customer's language, and the
+// customer id sent to the server.
 // One part of widget.js (see boot.js).
 const STRINGS = {
   en: {
@@ -52,11 +53,25 @@ const STRINGS = {
     unknownError: '未知错误', masked: '您消息中的个人信息（如银行卡号、电子邮箱）已被隐藏。',
     filtered: '部分回答内容已被隐去。', count: (n, max) => `${n} / ${max} 字`,
     cut: (max) => `内容超过 ${max} 字的上限，超出部分已被截去。`,
+    // The server writes its errors in English; these are what a Chinese customer reads instead.
+    codes: {
+      invalid_api_key: '本网站的客服服务未获授权', rate_limit_exceeded: '发送太频繁，请稍后再试',
+      queue_full: '当前咨询人数较多，请稍后再试', deadline_exceeded: '服务器繁忙，未能及时处理，请稍后再试',
+      unavailable: '服务暂时不可用，请稍后再试', message_too_long: '消息太长，请分几次发送',
+      too_large: '消息太长，请分几次发送', unknown_session: '对话已失效，请开始新的对话',
+      invalid_argument: '消息无法处理', cancelled: '服务器正在重启，请稍后再试', internal: '服务器内部错误',
+    },
   },
 };
 const lang = (options.lang || document.documentElement.lang || navigator.language || 'en')
                  .toLowerCase().startsWith('zh') ? 'zh' : 'en';
 const T = STRINGS[lang];
+
+// What the customer reads for a server error: the text for its code where this language has
+// one (the server's messages are English), the server's own message otherwise.
+function serverMessage(message, code) {
+  return (code && T.codes?.[code]) || message;
+}
 
 // The server names users with 1-64 of [A-Za-z0-9_-] (they are part of session ids): a page's
 // customer id such as an e-mail address is sent in that form, never refused.

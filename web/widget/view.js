@@ -34,7 +34,7 @@ const log = el('div', { class: 'log', role: 'log', 'aria-live': 'polite',
                         'aria-label': titleText, tabindex: '0' });
 const humanButton = el('button', { class: 'pill human', type: 'button', text: T.human });
 const newChatButton = el('button', { class: 'pill', type: 'button', text: T.newChat, hidden: true });
-const MAX_CHARS = 4000;  // the textarea's maxlength (the server refuses more than 4000 bytes)
+const MAX_CHARS = 4000;  // the textarea's maxlength (the server refuses more than 4000 characters)
 const input = el('textarea', { id: `sd-input-${uid}`, rows: '1', maxlength: String(MAX_CHARS),
                                placeholder: T.placeholder, autocomplete: 'off',
                                'aria-describedby': `sd-count-${uid}` });
