@@ -11,12 +11,17 @@ namespace supportd::desk {
 
 // The pipeline, in order. Each stage either hands the turn on or ends it.
 const Turn::Stage Turn::kPipeline[] = {
-    {"validate", &Turn::validate},     {"safety", &Turn::screen},
-    {"store", &Turn::record_question}, {"handoff", &Turn::check_handoff},
-    {"faq", &Turn::answer_faq},        {"cache", &Turn::answer_from_cache},
-    {"retrieval", &Turn::retrieve},    {"prompt", &Turn::prepare_prompt},
-    {"generate", &Turn::generate},     {"postprocess", &Turn::postprocess},
-    {"fallback", &Turn::fall_back},
+    {"validate", &Turn::validate},        // the session is the tenant's; the text is taken
+    {"safety", &Turn::screen},            // the content rules refuse or mask the question
+    {"store", &Turn::record_question},    // the question joins the conversation
+    {"handoff", &Turn::check_handoff},    // asked for a person, or a configured topic
+    {"faq", &Turn::answer_faq},           // an exact FAQ question
+    {"cache", &Turn::answer_from_cache},  // an answer given before
+    {"retrieval", &Turn::retrieve},       // the articles; a confident one's answer
+    {"prompt", &Turn::prepare_prompt},    // (generating) history and articles
+    {"generate", &Turn::generate},        // (generating) the engine writes: pending
+    {"postprocess", &Turn::postprocess},  // (generated) stored and cached
+    {"fallback", &Turn::fall_back},       // nothing answered: articles and a person
 };
 
 Turn::Turn(const TurnContext& context, std::string tenant, std::string session, std::string text,
