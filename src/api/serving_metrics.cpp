@@ -1,3 +1,5 @@
+// Request-level serving metrics (see serving_metrics.h): the Prometheus families, the sliding
+// windows per priority class, and the engine and process gauges refreshed on collection.
 #include "api/serving_metrics.h"
 
 #include <boost/json.hpp>
