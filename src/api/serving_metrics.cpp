@@ -63,67 +63,49 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
       completion_tokens_(registry.histogram("supportd_generated_tokens",
                                             "Generated tokens per request.", {"priority", "tenant"},
                                             obs::exponential_buckets(4, 2, 12))) {
+  // The unlabelled counters and gauges below, registered in `registry`.
+  auto counter = [&registry](const char* name, const char* help) -> obs::Counter& {
+    return registry.counter(name, help).get();
+  };
+  auto gauge = [&registry](const char* name, const char* help) -> obs::Gauge& {
+    return registry.gauge(name, help).get();
+  };
   auto& waiting =
       registry.gauge("supportd_queue_depth", "Requests waiting to start, by class.", {"priority"});
-  auto& running =
-      registry.gauge("supportd_running_sequences", "Sequences prefilling or decoding.").get();
+  auto& running = gauge("supportd_running_sequences", "Sequences prefilling or decoding.");
   auto& cells_used =
-      registry.gauge("supportd_kv_cells_used", "KV cells in use (including the prefix cache).")
-          .get();
-  auto& cells_total = registry.gauge("supportd_kv_cells_capacity", "KV cells in the cache.").get();
-  auto& hit_ratio = registry
-                        .gauge("supportd_prefix_cache_hit_ratio",
-                               "Share of admitted requests that reused a cached prefix.")
-                        .get();
-  auto& lookups = registry
-                      .counter("supportd_prefix_cache_lookups_total",
-                               "Admitted requests whose prompt was looked up in the prefix cache.")
-                      .get();
-  auto& hits = registry
-                   .counter("supportd_prefix_cache_hits_total",
-                            "Prefix-cache lookups that found a cached prefix to reuse.")
-                   .get();
-  auto& reused = registry
-                     .counter("supportd_prompt_tokens_reused_total",
-                              "Prompt tokens taken from the prefix cache instead of computed.")
-                     .get();
-  auto& per_step = registry
-                       .gauge("supportd_tokens_per_step",
-                              "Average tokens carried by one engine step (llama_decode call).")
-                       .get();
-  auto& steps =
-      registry.counter("supportd_engine_steps_total", "Engine steps (llama_decode calls).").get();
-  auto& step_tokens = registry
-                          .counter("supportd_engine_step_tokens_total",
-                                   "Tokens carried by all engine steps; its rate over the rate of "
-                                   "supportd_engine_steps_total is the batch size in tokens.")
-                          .get();
-  auto& busy = registry
-                   .counter("supportd_engine_busy_seconds_total",
-                            "Seconds the engine spent computing steps; its rate is the engine's "
-                            "utilization (1: never idle).")
-                   .get();
-  auto& generated = registry.counter("supportd_tokens_generated_total", "Tokens generated.").get();
+      gauge("supportd_kv_cells_used", "KV cells in use (including the prefix cache).");
+  auto& cells_total = gauge("supportd_kv_cells_capacity", "KV cells in the cache.");
+  auto& hit_ratio = gauge("supportd_prefix_cache_hit_ratio",
+                          "Share of admitted requests that reused a cached prefix.");
+  auto& lookups = counter("supportd_prefix_cache_lookups_total",
+                          "Admitted requests whose prompt was looked up in the prefix cache.");
+  auto& hits = counter("supportd_prefix_cache_hits_total",
+                       "Prefix-cache lookups that found a cached prefix to reuse.");
+  auto& reused = counter("supportd_prompt_tokens_reused_total",
+                         "Prompt tokens taken from the prefix cache instead of computed.");
+  auto& per_step = gauge("supportd_tokens_per_step",
+                         "Average tokens carried by one engine step (llama_decode call).");
+  auto& steps = counter("supportd_engine_steps_total", "Engine steps (llama_decode calls).");
+  auto& step_tokens = counter("supportd_engine_step_tokens_total",
+                              "Tokens carried by all engine steps; its rate over the rate of "
+                              "supportd_engine_steps_total is the batch size in tokens.");
+  auto& busy = counter("supportd_engine_busy_seconds_total",
+                       "Seconds the engine spent computing steps; its rate is the engine's "
+                       "utilization (1: never idle).");
+  auto& generated = counter("supportd_tokens_generated_total", "Tokens generated.");
   auto& preemptions =
-      registry.counter("supportd_preemptions_total", "Running sequences paused for a higher class.")
-          .get();
-  auto& saved = registry
-                    .counter("supportd_preemption_saved_bytes_total",
-                             "Bytes of KV cache copied to memory to pause sequences "
-                             "(--preemption save).")
-                    .get();
-  auto& threads =
-      registry.gauge("supportd_engine_threads", "Compute threads used by the last step.").get();
-  auto& ready = registry
-                    .gauge("supportd_ready",
-                           "1 while the model is loaded and warmed up and /ready answers 200; 0 "
-                           "while warming up or shutting down.")
-                    .get();
-  auto& rss =
-      registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes.").get();
-  auto& cpu =
-      registry.counter("process_cpu_seconds_total", "User and system CPU time in seconds.").get();
-  auto& fds = registry.gauge("process_open_fds", "Open file descriptors.").get();
+      counter("supportd_preemptions_total", "Running sequences paused for a higher class.");
+  auto& saved = counter("supportd_preemption_saved_bytes_total",
+                        "Bytes of KV cache copied to memory to pause sequences "
+                        "(--preemption save).");
+  auto& threads = gauge("supportd_engine_threads", "Compute threads used by the last step.");
+  auto& ready = gauge("supportd_ready",
+                      "1 while the model is loaded and warmed up and /ready answers 200; 0 "
+                      "while warming up or shutting down.");
+  auto& rss = gauge("process_resident_memory_bytes", "Resident memory size in bytes.");
+  auto& cpu = counter("process_cpu_seconds_total", "User and system CPU time in seconds.");
+  auto& fds = gauge("process_open_fds", "Open file descriptors.");
   registry.on_collect([this, &waiting, &running, &cells_used, &cells_total, &hit_ratio, &lookups,
                        &hits, &reused, &per_step, &steps, &step_tokens, &busy, &generated,
                        &preemptions, &saved, &threads, &ready, &rss, &cpu, &fds] {
