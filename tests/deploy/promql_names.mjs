@@ -4,8 +4,7 @@
 // subqueries ([...]), numbers and durations, comments, function and aggregation names (an
 // identifier followed by "("), the label lists of by/without/on/ignoring/group_left/group_right,
 // the keywords, and an aggregation's name before its by/without; every identifier left is a
-// metric name. Grafana's variables ($name,
-// ${name}, [[name]]) are blanked first.
+// metric name. Grafana's variables ($name, ${name}, [[name]]) are blanked first.
 
 // Words that are operators or modifiers, never metric names (PromQL keywords are
 // case-insensitive).
