@@ -6,17 +6,24 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSupportd, synthesizeModel } from '../e2e/supportd.mjs';
+import { demoKnowledgeBase } from '../e2e/web_helpers.mjs';
 
-// Starts supportd with the desk generating (and so caching) answers from the synthesized model,
-// and a content rule that refuses one word. stop() stops it (by its pid) and removes its files.
+// Starts supportd with the desk on the demo knowledge base (imported once per build, shared with
+// the web tests), generating (and so caching) answers from the synthesized model, and a content
+// rule that refuses one word. stop() stops it (by its pid) and removes its files.
 export async function startServer() {
   const dir = mkdtempSync(path.join(tmpdir(), 'supportd-deploy-'));
   const rules = path.join(dir, 'test.rules');
   writeFileSync(rules, 'refuse violence word: bomb\n');
-  const model = await synthesizeModel('tiny');
-  const server = await startSupportd(['--model', model, '--parallel', '4', '--ctx-size', '4096',
-                                      '--rules', rules, '--show-synthesized-text',
-                                      '--answer-max-tokens', '8']);
+  let server;
+  try {
+    server = await startSupportd(['--model', await synthesizeModel('tiny'), '--parallel', '4',
+                                  '--ctx-size', '4096', '--kb', demoKnowledgeBase(), '--rules', rules,
+                                  '--show-synthesized-text', '--answer-max-tokens', '8']);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     url: server.url,
     async stop() {
