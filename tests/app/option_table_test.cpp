@@ -3,23 +3,21 @@
 // quiet aliases), durations, parsed values, repeated flags, rules across options, and how each
 // refusal names the flag or the file and line.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <charconv>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "app/option_table.h"
+#include "command_line.h"
 
 namespace supportd::app {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::ConfigFile;
 
 enum class Colour { kRed, kGreen };
 const Choices<Colour> kColours{
@@ -73,16 +71,8 @@ class Command {
     });
   }
 
-  Status run(std::vector<std::string> args) {
-    args.insert(args.begin(), "command");
-    std::vector<char*> argv;
-    for (std::string& arg : args)
-      argv.push_back(arg.data());
-    try {
-      app_.parse(static_cast<int>(argv.size()), argv.data());
-    } catch (const CLI::ParseError& e) {
-      return Error::invalid(std::string("CLI11: ") + e.what());
-    }
+  Status run(const std::vector<std::string>& args) {
+    if (Status parsed = testing::parse_command_line(app_, args); !parsed) return parsed;
     return table_.finish();
   }
 
@@ -94,24 +84,6 @@ class Command {
  private:
   CLI::App app_{"test command"};
   OptionTable table_{app_};
-};
-
-// A config file with `text`, removed at the end of the test.
-class ConfigFile {
- public:
-  explicit ConfigFile(const std::string& text)
-      : path_(fs::temp_directory_path() /
-              ("supportd-option-table-" + std::to_string(::getpid()) + ".toml")) {
-    std::ofstream(path_) << text;
-  }
-  ~ConfigFile() {
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
 };
 
 std::string message(const Status& status) {
@@ -230,11 +202,7 @@ TEST(ConfigOptionTable, TopLevelKeysReadElsewhereAreLeftAlone) {
   table.config_file_option("config", "config file");
   int count = 0;
   table.section("general", "General").value("count", count, 1, "how many");
-  std::vector<std::string> args = {"command", "--config", file.path()};
-  std::vector<char*> argv;
-  for (std::string& arg : args)
-    argv.push_back(arg.data());
-  app.parse(static_cast<int>(argv.size()), argv.data());
+  ASSERT_TRUE(testing::parse_command_line(app, {"--config", file.path()}).ok());
   EXPECT_EQ(message(table.finish({"keys"})), "(accepted)");
   EXPECT_EQ(count, 4);
 }

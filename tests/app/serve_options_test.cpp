@@ -3,10 +3,7 @@
 // by name instead of being clamped later; values land translated in their targets (durations,
 // enums, the cross-origin policy, tenant weights); every option has its own config key.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,26 +11,19 @@
 #include <CLI/CLI.hpp>
 
 #include "app/serve_config.h"
+#include "command_line.h"
 
 namespace supportd::app {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::ConfigFile;
 using EngineOptions = engine::llama::EngineOptions;
 
 // `serve ARGS` parsed and finished into `config`; CLI11's own refusals come back as errors too.
-Status serve(std::vector<std::string> args, ServeConfig& config) {
+Status serve(const std::vector<std::string>& args, ServeConfig& config) {
   CLI::App app;
   ServeOptions options(app, config);
-  args.insert(args.begin(), "serve");
-  std::vector<char*> argv;
-  for (std::string& arg : args)
-    argv.push_back(arg.data());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    return Error::invalid(std::string("CLI11: ") + e.what());
-  }
+  if (Status parsed = testing::parse_command_line(app, args); !parsed) return parsed;
   return options.finish();
 }
 
@@ -42,23 +32,6 @@ std::string refusal(const std::vector<std::string>& args) {
   const Status status = serve(args, config);
   return status.ok() ? "(accepted)" : status.error().message;
 }
-
-class ConfigFile {
- public:
-  explicit ConfigFile(const std::string& text)
-      : path_(fs::temp_directory_path() /
-              ("supportd-serve-options-" + std::to_string(::getpid()) + ".toml")) {
-    std::ofstream(path_) << text;
-  }
-  ~ConfigFile() {
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 TEST(ServeConfig, DefaultsAreThoseOfThePartsTheyConfigure) {
   ServeConfig config;
