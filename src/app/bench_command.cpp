@@ -29,13 +29,11 @@ namespace {
 
 using bench::Distribution;
 
-// Exit codes: 0 done; 1 the run or an output file failed; 2 bad input (flags, files given).
+// Exit codes: 0 done; 1 the run or an output file failed; 2 bad input (flags, and files given
+// that do not exist or are not what they should be).
 int fail(const Error& error) {
-  fmt::print(stderr, "error: {}\n", error.message);
-  return error.code == ErrorCode::kInvalidArgument || error.code == ErrorCode::kNotFound ||
-                 error.code == ErrorCode::kUnsupported
-             ? 2
-             : 1;
+  return report_failure(
+      error, {ErrorCode::kInvalidArgument, ErrorCode::kNotFound, ErrorCode::kUnsupported});
 }
 
 struct BenchFlags {

@@ -15,11 +15,6 @@
 namespace supportd::app {
 namespace {
 
-int fail(const Error& error) {
-  fmt::print(stderr, "error: {}\n", error.message);
-  return error.code == ErrorCode::kInvalidArgument ? 2 : 1;
-}
-
 struct EncoderFlags {
   std::string model;  // empty: the encoder's default path
   std::string gguf;   // an embedding model in GGUF instead of the sentence encoder
@@ -165,13 +160,13 @@ struct ImportFlags {
 
 int run_import(ImportFlags& f) {
   auto mode = kb::parse_cjk_segmentation(f.cjk);
-  if (!mode) return fail(mode.error());
+  if (!mode) return report_failure(mode.error());
   f.options.cjk = *mode;
   auto embedder = f.encoder.open();
-  if (!embedder) return fail(embedder.error());
+  if (!embedder) return report_failure(embedder.error());
   f.options.embedder = *embedder;
   auto report = kb::import_knowledge_base(f.directory, f.files, f.options);
-  if (!report) return fail(report.error());
+  if (!report) return report_failure(report.error());
   print_import(*report);
   return 0;
 }
@@ -233,15 +228,15 @@ void print_search(const kb::SearchResult& result) {
 
 int run_search(const SearchFlags& f) {
   auto embedder = f.encoder.open();
-  if (!embedder) return fail(embedder.error());
+  if (!embedder) return report_failure(embedder.error());
   auto kb = kb::KnowledgeBase::open(f.directory, {*embedder});
-  if (!kb) return fail(kb.error());
+  if (!kb) return report_failure(kb.error());
   for (const auto& warning : (*kb)->warnings())
     fmt::print(stderr, "warning: {}\n", warning);
   kb::SearchOptions options;
   options.k = f.k;
   auto result = (*kb)->search(f.question, options);
-  if (!result) return fail(result.error());
+  if (!result) return report_failure(result.error());
   if (f.json) {
     fmt::print("{}\n", search_json(*result));
   } else {
@@ -273,13 +268,13 @@ struct EvalFlags {
 
 int run_eval(const EvalFlags& f) {
   auto questions = kb::read_eval_questions(f.questions, f.text_column, f.label_column);
-  if (!questions) return fail(questions.error());
+  if (!questions) return report_failure(questions.error());
   auto embedder = f.encoder.open();
-  if (!embedder) return fail(embedder.error());
+  if (!embedder) return report_failure(embedder.error());
   auto kb = kb::KnowledgeBase::open(f.directory, {*embedder});
-  if (!kb) return fail(kb.error());
+  if (!kb) return report_failure(kb.error());
   auto report = kb::evaluate(**kb, *questions);
-  if (!report) return fail(report.error());
+  if (!report) return report_failure(report.error());
   fmt::print("{}", f.json ? kb::report_json(*report) + "\n" : kb::format_report(*report));
   return 0;
 }
@@ -309,7 +304,7 @@ struct SplitFlags {
 
 int run_split(const SplitFlags& f) {
   auto counts = kb::split_labelled_csv(f.input, f.train_out, f.test_out, f.options);
-  if (!counts) return fail(counts.error());
+  if (!counts) return report_failure(counts.error());
   fmt::print("{} labels: {} rows to {}, {} held out to {}\n", counts->labels, counts->train,
              f.train_out, counts->test, f.test_out);
   return 0;
