@@ -149,6 +149,14 @@ std::string search_json(const kb::SearchResult& result) {
                                       {"hits", hits}});
 }
 
+// The knowledge base of `directory`, searched with the encoder the flags ask for.
+Result<std::shared_ptr<const kb::KnowledgeBase>> open_knowledge_base(const std::string& directory,
+                                                                     const EncoderFlags& encoder) {
+  auto embedder = encoder.open();
+  if (!embedder) return embedder.error();
+  return kb::KnowledgeBase::open(directory, {*embedder});
+}
+
 // kb import: parse the files, build and publish a new generation, report what was chosen.
 struct ImportFlags {
   std::string directory;
@@ -227,9 +235,7 @@ void print_search(const kb::SearchResult& result) {
 }
 
 int run_search(const SearchFlags& f) {
-  auto embedder = f.encoder.open();
-  if (!embedder) return report_failure(embedder.error());
-  auto kb = kb::KnowledgeBase::open(f.directory, {*embedder});
+  auto kb = open_knowledge_base(f.directory, f.encoder);
   if (!kb) return report_failure(kb.error());
   for (const auto& warning : (*kb)->warnings())
     fmt::print(stderr, "warning: {}\n", warning);
@@ -269,9 +275,7 @@ struct EvalFlags {
 int run_eval(const EvalFlags& f) {
   auto questions = kb::read_eval_questions(f.questions, f.text_column, f.label_column);
   if (!questions) return report_failure(questions.error());
-  auto embedder = f.encoder.open();
-  if (!embedder) return report_failure(embedder.error());
-  auto kb = kb::KnowledgeBase::open(f.directory, {*embedder});
+  auto kb = open_knowledge_base(f.directory, f.encoder);
   if (!kb) return report_failure(kb.error());
   auto report = kb::evaluate(**kb, *questions);
   if (!report) return report_failure(report.error());
