@@ -1,3 +1,6 @@
+// build_desk(): the desk's parts assembled in order for `serve`: the data directory, the stores,
+// the sentence encoder, the knowledge base (the demo imported on first start), its watcher, the
+// content rules per tenant, then the desk itself.
 #include "app/desk_setup.h"
 
 #include <cstdlib>

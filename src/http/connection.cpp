@@ -1,3 +1,6 @@
+// One connection's coroutines: read a request with its limits and timeouts, dispatch it,
+// write the answer whole or drain a ReplyStream chunk by chunk, watch for the peer leaving,
+// and hand an upgrade to the WebSocket session.
 #include "http/connection.h"
 
 #include <spdlog/spdlog.h>

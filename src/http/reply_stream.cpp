@@ -1,3 +1,5 @@
+// ReplyStream: the producer's data queued under a mutex, the connection woken once per batch,
+// and cancellation passed back to the producer's callback.
 #include "http/reply_stream.h"
 
 namespace supportd::http {
