@@ -31,5 +31,6 @@ void add_serve_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_encoder_command(CLI::App& app, int& exit_code);
 void add_kb_command(CLI::App& app, int& exit_code);
+void add_capacity_command(CLI::App& app, int& exit_code);
 
 }  // namespace supportd::app
