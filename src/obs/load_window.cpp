@@ -71,11 +71,23 @@ LoadSummary LoadWindow::summary(Clock::time_point now) const {
       }
     }
   }
+  // Traffic that began inside the window (after an idle spell, or a server just started) is
+  // measured from its first arrival: n arrivals from the first one on are n - 1 gaps (the
+  // first arrival only marks the start), so an idle beginning does not dilute the rate.
+  double counted = static_cast<double>(s.arrivals);
+  if (!arrivals.empty()) {
+    const Clock::time_point first = *std::min_element(arrivals.begin(), arrivals.end());
+    if (first > from) {
+      from = first;
+      counted -= 1;
+    }
+  }
   s.window_s = seconds(now - from);
   if (!(s.window_s > 0)) return s;
-  s.arrival_rate = static_cast<double>(s.arrivals) / s.window_s;
+  s.arrival_rate = counted / s.window_s;
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
-    s.groups[g].arrival_rate = static_cast<double>(s.groups[g].arrivals) / s.window_s;
+    s.groups[g].arrival_rate = s.arrival_rate * static_cast<double>(s.groups[g].arrivals) /
+                               static_cast<double>(s.arrivals);
     s.groups[g].service_mean_s = moments(group_service[g]).mean;
   }
   const Moments m = moments(service);

@@ -3,7 +3,8 @@
 // is; per group (priority class) too. These are the inputs of a queueing model
 // (`supportd capacity --url` reads them from /v1/stats).
 // Requests are recorded when they end, with their arrival time. Rates count the requests that
-// ended in the window (equal to the arrivals in a steady state, whatever the requests' length);
+// ended in the window (equal to the arrivals in a steady state, whatever the requests' length),
+// from the first arrival when traffic began inside the window (n arrivals: n - 1 gaps);
 // the arrival CV comes from the gaps between arrival times old enough that every request that
 // arrived then has ended (older than the longest request in the window).
 // Bounded: at most `capacity` records are kept; the window shrinks to what they cover.
@@ -19,9 +20,9 @@
 namespace supportd::obs {
 
 struct LoadSummary {
-  double window_s = 0;         // the span the figures cover (shorter just after start)
+  double window_s = 0;         // the span the rates cover: the window, or since traffic began
   std::size_t arrivals = 0;    // requests that ended in the window, whatever their outcome
-  double arrival_rate = 0;     // arrivals / window_s
+  double arrival_rate = 0;     // arrivals (less the first when traffic began inside) / window_s
   double arrival_cv = -1;      // std / mean of the gaps between arrivals; -1: too few
   std::size_t served = 0;      // requests with a service time
   double service_mean_s = -1;  // -1: none served

@@ -26,6 +26,7 @@ TEST(LoadWindowTest, RegularArrivalsAndServiceTimes) {
   EXPECT_DOUBLE_EQ(s.window_s, 32);  // since the start, less than the span
   EXPECT_EQ(s.arrivals, 60u);
   EXPECT_DOUBLE_EQ(s.arrival_rate, 60.0 / 32);
+  EXPECT_DOUBLE_EQ(s.groups[0].arrival_rate, 6.0 / 32);
   EXPECT_NEAR(s.arrival_cv, 0, 1e-9);  // perfectly regular
   EXPECT_EQ(s.served, 60u);
   EXPECT_DOUBLE_EQ(s.service_mean_s, 1.5);
@@ -36,17 +37,18 @@ TEST(LoadWindowTest, RegularArrivalsAndServiceTimes) {
   EXPECT_EQ(s.groups[2].service_mean_s, -1);
 }
 
-TEST(LoadWindowTest, OldRequestsLeaveAndRefusalsCountAsArrivals) {
+TEST(LoadWindowTest, OldRequestsLeaveRefusalsCountAndIdleBeginningsDoNotDilute) {
   const Clock::time_point start{};
-  LoadWindow window(1, seconds(10), 20000, start);
+  LoadWindow window(1, seconds(30), 20000, start);
   window.add(0, start + seconds(1), 0.5, start + seconds(2));
   for (int i = 0; i < 20; ++i)  // refused at once: no service time
     window.add(0, start + seconds(20) + milliseconds(100 * i), -1,
                start + seconds(20) + milliseconds(100 * i));
-  const LoadSummary s = window.summary(start + seconds(25));
-  EXPECT_DOUBLE_EQ(s.window_s, 10);
+  const LoadSummary s = window.summary(start + seconds(40));
   EXPECT_EQ(s.arrivals, 20u);
-  EXPECT_DOUBLE_EQ(s.arrival_rate, 2);
+  // Traffic began inside the window, at 20 s: 19 gaps over the 20 s since.
+  EXPECT_DOUBLE_EQ(s.window_s, 20);
+  EXPECT_DOUBLE_EQ(s.arrival_rate, 19.0 / 20);
   EXPECT_EQ(s.served, 0u);
   EXPECT_EQ(s.service_mean_s, -1);
   EXPECT_EQ(s.service_cv, -1);
