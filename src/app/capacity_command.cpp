@@ -215,83 +215,54 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
       "  supportd capacity --arrival-rate 150 --service-rate 25 --servers 8");
   c->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
-  const std::string load = "Load";
-  c->add_option("--arrival-rate", f.arrival_rate, "Arrivals per second (lambda)")
-      ->type_name("R")
-      ->group(load);
-  auto* time = c->add_option("--service-time", f.service_time,
-                             "Mean seconds one server spends on a request (1/mu)")
-                   ->type_name("S")
-                   ->group(load);
-  auto* rate = c->add_option("--service-rate", f.service_rate,
-                             "Requests per second one server completes (mu)")
-                   ->type_name("R")
-                   ->group(load);
-  time->excludes(rate);
-  c->add_option("--servers", f.servers, "Servers (slots, instances) today; leave out to choose")
-      ->type_name("N")
-      ->group(load);
-  c->add_option("--arrival-cv", f.arrival_cv, "Std/mean of the gaps between arrivals (1: Poisson)")
-      ->type_name("X")
-      ->group(load);
-  c->add_option("--service-cv", f.service_cv, "Std/mean of the service time (1: exponential)")
-      ->type_name("X")
-      ->group(load);
-  c->add_option("--priority-mix", f.priority_mix,
-                "Shares of the classes, e.g. high=1,normal=8,low=1: waits per class")
-      ->type_name("LIST")
-      ->group(load);
-  c->add_option("--slots-per-engine", f.slots_per_engine,
-                "Servers one engine holds, to count engines (--url: the engine's slots)")
-      ->type_name("N")
-      ->group(load);
+  // One option: its flag, variable, help, the kind of value it takes, its group in --help.
+  auto option = [c](const char* flag, auto& value, const char* help, const char* type,
+                    const char* group) {
+    return c->add_option(flag, value, help)->type_name(type)->group(group);
+  };
+  const char* load = "Load";
+  option("--arrival-rate", f.arrival_rate, "Arrivals per second (lambda)", "R", load);
+  option("--service-time", f.service_time, "Mean seconds one server spends on a request (1/mu)",
+         "S", load)
+      ->excludes(option("--service-rate", f.service_rate,
+                        "Requests per second one server completes (mu)", "R", load));
+  option("--servers", f.servers, "Servers (slots, instances) today; leave out to choose", "N",
+         load);
+  option("--arrival-cv", f.arrival_cv, "Std/mean of the gaps between arrivals (1: Poisson)", "X",
+         load);
+  option("--service-cv", f.service_cv, "Std/mean of the service time (1: exponential)", "X", load);
+  option("--priority-mix", f.priority_mix,
+         "Shares of the classes, e.g. high=1,normal=8,low=1: waits per class", "LIST", load);
+  option("--slots-per-engine", f.slots_per_engine,
+         "Servers one engine holds, to count engines (--url: the engine's slots)", "N", load);
 
-  const std::string measured = "Measured";
-  auto* report =
-      c->add_option("--bench-report", f.bench_report, "Start from a `supportd bench --json` report")
-          ->type_name("FILE")
-          ->group(measured);
-  auto* url = c->add_option("--url", f.url, "Start from a running supportd's /v1/stats")
-                  ->type_name("URL")
-                  ->group(measured);
-  report->excludes(url);
-  c->add_option("--api-key", f.api_key, "Bearer key for --url")->type_name("KEY")->group(measured);
-  c->add_option("--timeout", f.timeout_s, "Seconds to wait for --url")
-      ->type_name("S")
-      ->capture_default_str()
-      ->group(measured);
+  const char* measured = "Measured";
+  option("--bench-report", f.bench_report, "Start from a `supportd bench --json` report", "FILE",
+         measured)
+      ->excludes(
+          option("--url", f.url, "Start from a running supportd's /v1/stats", "URL", measured));
+  option("--api-key", f.api_key, "Bearer key for --url", "KEY", measured);
+  option("--timeout", f.timeout_s, "Seconds to wait for --url", "S", measured)
+      ->capture_default_str();
 
-  const std::string targets = "Targets";
-  c->add_option("--target-wait", f.target_wait, "Service level: the wait to answer within")
-      ->type_name("S")
-      ->group(targets);
-  c->add_option("--service-level", f.service_level,
-                "Service level: share answered within --target-wait (default 0.8)")
-      ->type_name("P")
-      ->group(targets);
-  c->add_option("--target-mean-wait", f.target_mean_wait, "Mean wait at most S")
-      ->type_name("S")
-      ->group(targets);
-  auto* ceiling = c->add_option("--max-utilization", f.max_utilization,
-                                "Utilisation at most U (0.7: 30% headroom)")
-                      ->type_name("U")
-                      ->group(targets);
-  auto* headroom = c->add_option("--headroom", f.headroom, "Keep this share idle (0.3 = 70% busy)")
-                       ->type_name("H")
-                       ->group(targets);
-  ceiling->excludes(headroom);
+  const char* targets = "Targets";
+  option("--target-wait", f.target_wait, "Service level: the wait to answer within", "S", targets);
+  option("--service-level", f.service_level,
+         "Service level: share answered within --target-wait (default 0.8)", "P", targets);
+  option("--target-mean-wait", f.target_mean_wait, "Mean wait at most S", "S", targets);
+  option("--max-utilization", f.max_utilization, "Utilisation at most U (0.7: 30% headroom)", "U",
+         targets)
+      ->excludes(
+          option("--headroom", f.headroom, "Keep this share idle (0.3 = 70% busy)", "H", targets));
 
-  const std::string output = "Output";
-  c->add_option("--growth", f.growth, "Load factors of the what-if table")
+  const char* output = "Output";
+  option("--growth", f.growth, "Load factors of the what-if table", "LIST", output)
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->type_name("LIST")
-      ->default_str("1,1.2,1.5,2,3,4,5")
-      ->group(output);
+      ->default_str("1,1.2,1.5,2,3,4,5");
   c->add_flag("--json", f.json, "Print JSON instead of text")->group(output);
-  c->add_option("--html", f.html_path, "Also write an HTML page with charts of wait against load")
-      ->type_name("FILE")
-      ->group(output);
+  option("--html", f.html_path, "Also write an HTML page with charts of wait against load", "FILE",
+         output);
 
   c->callback([&exit_code, c] { exit_code = run(f, *c); });
 }

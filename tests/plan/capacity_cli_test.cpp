@@ -3,13 +3,12 @@
 // problem for bad input (never NaN, infinity or a hang).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "../kb/test_dir.h"
 #include "supportd_command.h"
 
 namespace supportd::plan {
@@ -21,16 +20,8 @@ using Command = supportd::testing::CommandRun;
 
 class CapacityCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("supportd-capacity-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string write(const std::string& name, const std::string& content) const {
-    std::ofstream(dir_ / name, std::ios::binary) << content;
-    return (dir_ / name).string();
+    return dir_.write(name, content);
   }
 
   static Command capacity(std::vector<std::string> args) {
@@ -38,7 +29,8 @@ class CapacityCli : public ::testing::Test {
     return supportd::testing::run_supportd(args);
   }
 
-  fs::path dir_;
+  kb::testing::TestDir dir_{"capacity"};
+  const fs::path path_{dir_.path()};
 };
 
 const std::vector<std::string> kNlu{"--arrival-rate", "150", "--service-rate", "25",
@@ -79,7 +71,7 @@ TEST_F(CapacityCli, JsonFields) {
 }
 
 TEST_F(CapacityCli, HtmlFile) {
-  const std::string path = (dir_ / "plan.html").string();
+  const std::string path = (path_ / "plan.html").string();
   const Command c = capacity(with(kNlu, {"--html", path, "--priority-mix", "high=1,normal=9"}));
   ASSERT_EQ(c.exit_code, 0) << c.err;
   std::stringstream html;
@@ -134,9 +126,9 @@ TEST_F(CapacityCli, BadInputExitsTwoWithAMessage) {
       {{"--arrival-rate", "1e15", "--service-rate", "1"}, "check the rates"},
       {{"--bench-report", other}, "is not a report of supportd bench"},
       {{"--bench-report", broken}, "is not JSON"},
-      {{"--bench-report", (dir_ / "missing.json").string()}, "cannot read"},
-      {{"--bench-report", dir_.string()}, "is a directory"},
-      {with(kNlu, {"--html", (dir_ / "no" / "such" / "dir.html").string()}), "no directory"},
+      {{"--bench-report", (path_ / "missing.json").string()}, "cannot read"},
+      {{"--bench-report", dir_.path()}, "is a directory"},
+      {with(kNlu, {"--html", (path_ / "no" / "such" / "dir.html").string()}), "no directory"},
       {{"--url", "https://127.0.0.1:1"}, "https"},
       {{"--url", "http://127.0.0.1:1", "--bench-report", other}, "excludes"}};
   for (const auto& [args, why] : cases) {

@@ -12,6 +12,7 @@
 #include "plan/load_dependent.h"
 #include "plan/queue_model.h"
 #include "plan/staffing.h"
+#include "reference_station.h"
 
 namespace supportd::plan {
 namespace {
@@ -151,10 +152,7 @@ TEST(ErlangTest, WaitQuantilesInvertTheServiceLevel) {
 }
 
 TEST(ErlangTest, AllenCunneenScalesTheWait) {
-  Station s;
-  s.arrival_rate = 150;
-  s.service_rate = 25;
-  s.servers = 8;
+  Station s = testing::nlu_station();
   const double exact = evaluate(s)->mean_wait_s();
   s.service_cv = 0;  // M/D/c: half the M/M/c wait
   auto deterministic = evaluate(s);
@@ -169,10 +167,7 @@ TEST(ErlangTest, AllenCunneenScalesTheWait) {
 }
 
 TEST(ErlangTest, NoSteadyStateIsAnErrorNotInfinity) {
-  Station s;
-  s.arrival_rate = 200;
-  s.service_rate = 25;
-  s.servers = 8;
+  const Station s = testing::nlu_station(200);
   auto p = evaluate(s);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, ErrorCode::kInvalidArgument);

@@ -7,6 +7,7 @@
 
 #include "plan/priority_classes.h"
 #include "plan/queue_model.h"
+#include "reference_station.h"
 
 namespace supportd::plan {
 namespace {
@@ -57,11 +58,7 @@ TEST(PriorityTest, KleinrockConservationForOneServer) {
 // c servers, one service time: the mean wait over all arrivals is the FIFO queue's (the
 // number waiting does not depend on the order served), and the order favours higher classes.
 TEST(PriorityTest, ConservedAndOrderedForManyServers) {
-  Station s;
-  s.arrival_rate = 150;
-  s.service_rate = 25;
-  s.servers = 8;
-  const double fifo = evaluate(s)->mean_wait_s();
+  const double fifo = evaluate(testing::nlu_station())->mean_wait_s();
   auto waits =
       priority_waits({{"high", 15, 0.04, 1}, {"normal", 120, 0.04, 1}, {"low", 15, 0.04, 1}}, 8, 1);
   ASSERT_TRUE(waits.ok());

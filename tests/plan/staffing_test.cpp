@@ -6,16 +6,13 @@
 
 #include "plan/queue_model.h"
 #include "plan/staffing.h"
+#include "reference_station.h"
 
 namespace supportd::plan {
 namespace {
 
 Station nlu() {
-  Station s;
-  s.arrival_rate = 150;
-  s.service_rate = 25;
-  s.servers = 8;
-  return s;
+  return testing::nlu_station();
 }
 
 Targets headroom(double max_utilization) {
