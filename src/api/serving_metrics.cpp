@@ -22,7 +22,8 @@ void advance(obs::Counter& counter, double total) {
   counter.increment(total - counter.value());
 }
 
-json::value positive_or_null(double value) {
+// Measured numbers: negative means "not known" (and NaN never leaves as invalid JSON).
+json::value non_negative_or_null(double value) {
   return value >= 0 ? json::value(value) : json::value(nullptr);
 }
 
@@ -33,16 +34,16 @@ json::object capacity_json(const obs::LoadSummary& load, int slots) {
     const auto& g = load.groups[static_cast<std::size_t>(p)];
     classes[sched::priority_name(static_cast<sched::Priority>(p))] =
         json::object{{"arrivals", g.arrivals},
-                     {"arrival_rate", g.arrival_rate},
-                     {"service_time_s", positive_or_null(g.service_mean_s)}};
+                     {"arrival_rate", non_negative_or_null(g.arrival_rate)},
+                     {"service_time_s", non_negative_or_null(g.service_mean_s)}};
   }
   return {{"window_s", load.window_s},
           {"arrivals", load.arrivals},
-          {"arrival_rate", load.arrival_rate},
-          {"arrival_cv", positive_or_null(load.arrival_cv)},
+          {"arrival_rate", non_negative_or_null(load.arrival_rate)},
+          {"arrival_cv", non_negative_or_null(load.arrival_cv)},
           {"served", load.served},
-          {"service_time_s", positive_or_null(load.service_mean_s)},
-          {"service_cv", positive_or_null(load.service_cv)},
+          {"service_time_s", non_negative_or_null(load.service_mean_s)},
+          {"service_cv", non_negative_or_null(load.service_cv)},
           {"slots", slots > 0 ? json::value(slots) : json::value(nullptr)},
           {"classes", std::move(classes)}};
 }

@@ -86,8 +86,10 @@ LoadSummary LoadWindow::summary(Clock::time_point now) const {
   if (!(s.window_s > 0)) return s;
   s.arrival_rate = counted / s.window_s;
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
-    s.groups[g].arrival_rate = s.arrival_rate * static_cast<double>(s.groups[g].arrivals) /
-                               static_cast<double>(s.arrivals);
+    if (s.arrivals > 0) {
+      s.groups[g].arrival_rate = s.arrival_rate * static_cast<double>(s.groups[g].arrivals) /
+                                 static_cast<double>(s.arrivals);
+    }
     s.groups[g].service_mean_s = moments(group_service[g]).mean;
   }
   const Moments m = moments(service);

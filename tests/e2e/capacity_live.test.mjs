@@ -29,6 +29,16 @@ async function complete(priority) {
   assert.equal(r.status, 200, await r.text());
 }
 
+test('an idle server reports no traffic, in valid JSON, and there is nothing to plan from', async () => {
+  const stats = await (await fetch(`${server.url}/v1/stats`)).json();
+  assert.equal(stats.capacity.arrivals, 0);
+  assert.equal(stats.capacity.arrival_rate, 0);
+  assert.equal(stats.capacity.classes.high.arrival_rate, 0);
+  assert.equal(stats.capacity.service_time_s, null);
+  await assert.rejects(run(binary, ['capacity', '--url', server.url], { timeout: 60000 }),
+                       (e) => e.code === 2 && /has no arrivals to plan from/.test(e.stderr));
+});
+
 test('plans from the load the server measured', async () => {
   for (let i = 0; i < 12; i++) await complete(i % 4 === 0 ? 'high' : 'normal');
 

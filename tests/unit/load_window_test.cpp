@@ -54,6 +54,29 @@ TEST(LoadWindowTest, OldRequestsLeaveRefusalsCountAndIdleBeginningsDoNotDilute) 
   EXPECT_EQ(s.service_cv, -1);
 }
 
+// An idle server (the dashboard polls it from the start): zeros and "unknown", never NaN, which
+// would make /v1/stats invalid JSON.
+TEST(LoadWindowTest, NoTrafficIsZeroNotNaN) {
+  const Clock::time_point start{};
+  LoadWindow window(3, seconds(60), 20000, start);
+  for (const LoadSummary& s : {window.summary(start), window.summary(start + seconds(5))}) {
+    EXPECT_EQ(s.arrivals, 0u);
+    EXPECT_EQ(s.arrival_rate, 0);
+    EXPECT_EQ(s.arrival_cv, -1);
+    EXPECT_EQ(s.service_mean_s, -1);
+    for (const auto& g : s.groups) {
+      EXPECT_EQ(g.arrival_rate, 0);
+      EXPECT_EQ(g.service_mean_s, -1);
+    }
+  }
+  window.add(1, start + seconds(6), 0.2, start + seconds(7));  // one arrival: no rate yet
+  const LoadSummary one = window.summary(start + seconds(8));
+  EXPECT_EQ(one.arrivals, 1u);
+  EXPECT_EQ(one.arrival_rate, 0);
+  for (const auto& g : one.groups)
+    EXPECT_EQ(g.arrival_rate, 0);
+}
+
 TEST(LoadWindowTest, TooFewArrivalsGiveNoCv) {
   const Clock::time_point start{};
   LoadWindow window(1, seconds(60), 20000, start);
