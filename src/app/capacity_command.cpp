@@ -21,13 +21,11 @@
 namespace supportd::app {
 namespace {
 
-// Exit codes: 0 done; 1 the server or an output file failed; 2 bad input.
+// Exit codes: 0 done; 1 the server or the output file failed; 2 bad input (a flag, a file given
+// that is missing or of the wrong kind, a server that is not a supportd of this version).
 int fail(const Error& error) {
-  fmt::print(stderr, "error: {}\n", error.message);
-  return error.code == ErrorCode::kInvalidArgument || error.code == ErrorCode::kNotFound ||
-                 error.code == ErrorCode::kUnsupported
-             ? 2
-             : 1;
+  return report_failure(
+      error, {ErrorCode::kInvalidArgument, ErrorCode::kNotFound, ErrorCode::kUnsupported});
 }
 
 struct CapacityFlags {
