@@ -1,3 +1,4 @@
+// The scheduler: class order with aging, tenant fair share, dynamic batching (see scheduler.h).
 #include "sched/scheduler.h"
 
 #include <algorithm>
@@ -40,13 +41,15 @@ bool Scheduler::erase(std::uint64_t id) {
   return true;
 }
 
-Priority Scheduler::effective_priority(const Ticket& ticket, Clock::time_point now) const {
-  int rank = static_cast<int>(ticket.priority);
-  if (options_.aging.count() > 0) {
-    const auto waited = now - ticket.arrived;
-    rank -= static_cast<int>(waited / options_.aging);
-  }
+Priority effective_priority(Priority priority, Clock::time_point arrived, Clock::time_point now,
+                            std::chrono::milliseconds aging) {
+  int rank = static_cast<int>(priority);
+  if (aging.count() > 0) rank -= static_cast<int>((now - arrived) / aging);
   return static_cast<Priority>(std::max(0, rank));
+}
+
+Priority Scheduler::effective_priority(const Ticket& ticket, Clock::time_point now) const {
+  return sched::effective_priority(ticket.priority, ticket.arrived, now, options_.aging);
 }
 
 const Ticket* Scheduler::next(Clock::time_point now, int running) {

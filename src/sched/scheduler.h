@@ -1,4 +1,5 @@
-// Which waiting request starts next, and which running one gives way: pure policy, no model.
+// Which waiting request starts next: pure policy, no model (which running one gives way is
+// sched/preemption.h's; whose promise comes first, sched/promises.h's).
 //  - Priority classes: high before normal before low; a request waiting longer than
 //    `aging` per class step moves up one class, so low is delayed, never starved.
 //  - Tenant fairness within a class: start-time fair queueing on engine tokens; each tenant's
@@ -44,10 +45,16 @@ struct SchedulerOptions {
   std::chrono::milliseconds early_release_after{0};
 };
 
+// The class a request of `priority` that arrived at `arrived` competes in at `now`: one class
+// up per `aging` waited (0: never), high at most.
+Priority effective_priority(Priority priority, Clock::time_point arrived, Clock::time_point now,
+                            std::chrono::milliseconds aging);
+
 class Scheduler {
  public:
   explicit Scheduler(SchedulerOptions options = {});
 
+  // Queues a request. REQUIRES: no waiting ticket has its id.
   void push(Ticket ticket);
   // Removes a waiting request; false when it is not waiting.
   bool erase(std::uint64_t id);

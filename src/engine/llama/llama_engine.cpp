@@ -1,3 +1,5 @@
+// Creating the in-process engine (options, the llama.cpp context, its threads) and its public
+// methods, which hand work to the engine thread's loop through its inbox.
 #include "engine/llama/llama_engine.h"
 
 #include <algorithm>
@@ -106,7 +108,13 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   engine->max_context_ = std::min(engine->model_->context_length(), request_cells);
   engine->model_card_ = engine->model_->card();
   engine->model_card_.context_length = engine->max_context_;
-  engine->loop_ = std::make_unique<Loop>(*engine, context, threadpool, pool_threads);
+  engine->loop_ = std::make_unique<Loop>(LoopSetup{.model = *engine->model_,
+                                                   .options = engine->options_,
+                                                   .max_context = engine->max_context_,
+                                                   .admission = engine->admission_,
+                                                   .context = context,
+                                                   .threadpool = threadpool,
+                                                   .pool_threads = pool_threads});
   spdlog::info(
       "engine: {} ({}); {} threads, {} parallel sequences, {} tokens per step; KV: {} cells, {}; "
       "keys {}, values {}; flash attention {}{}; weights {}",
