@@ -27,6 +27,19 @@ double poisson_at_least(double mean, int k) {
 
 }  // namespace
 
+Status validate(const AdmissionOptions& options) {
+  for (int p = 0; p < kPriorityCount; ++p) {
+    if (options.queue_limit[p] < 0) {
+      return Error::invalid(fmt::format("admission.queue_limit[{}] must not be negative",
+                                        priority_name(static_cast<Priority>(p))),
+                            "admission.queue_limit");
+    }
+  }
+  if (options.aging.count() < 0)
+    return Error::invalid("admission.aging must not be negative", "admission.aging");
+  return {};
+}
+
 AdmissionControl::AdmissionControl(AdmissionOptions options) : options_(options) {
   for (auto& w : waiting_)
     w.store(0);

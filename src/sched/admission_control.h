@@ -25,13 +25,18 @@
 
 namespace supportd::sched {
 
+// Bounds (checked by validate): every queue limit and the aging >= 0.
 struct AdmissionOptions {
-  std::array<int, kPriorityCount> queue_limit{256, 512,
-                                              512};  // waiting requests per class; 0: no bound
+  // Waiting requests per class (high, normal, low); 0: no bound.
+  std::array<int, kPriorityCount> queue_limit{256, 512, 512};
   // The scheduler's aging: waiting this long moves a request up one class, so the classes
   // above it overtake it only until it reaches them. 0: classes never age.
   std::chrono::milliseconds aging{0};
 };
+
+// Ok when `options` is within the bounds above; else Error::invalid naming the first option
+// out of range (e.g. "admission.queue_limit[normal]").
+Status validate(const AdmissionOptions& options);
 
 struct Refusal {
   Error error;                       // kOverloaded (queue full) or kDeadline

@@ -4,7 +4,31 @@
 #include <algorithm>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace supportd::sched {
+
+Status validate(const SchedulerOptions& options) {
+  const auto refuse = [](const char* name, const char* bound) {
+    return Error::invalid(fmt::format("scheduling.{} must {}", name, bound),
+                          fmt::format("scheduling.{}", name));
+  };
+  const auto negative = [](std::chrono::milliseconds d) { return d.count() < 0; };
+  if (negative(options.aging)) return refuse("aging", "not be negative");
+  if (options.batch_max < 1) return refuse("batch_max", "be at least 1");
+  if (negative(options.batch_window)) return refuse("batch_window", "not be negative");
+  if (options.early_release_count < 0) return refuse("early_release_count", "not be negative");
+  if (negative(options.early_release_after))
+    return refuse("early_release_after", "not be negative");
+  for (const auto& [tenant, weight] : options.tenant_weights) {
+    if (!(weight > 0)) {
+      return Error::invalid(
+          fmt::format("scheduling.tenant_weights: tenant '{}' must weigh more than 0", tenant),
+          "scheduling.tenant_weights");
+    }
+  }
+  return {};
+}
 
 Scheduler::Scheduler(SchedulerOptions options) : options_(std::move(options)) {}
 

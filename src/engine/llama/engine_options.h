@@ -1,9 +1,13 @@
-// How an in-process llama.cpp engine is set up (LlamaEngine::create).
-// Thread-safety: plain data.
+// How an in-process llama.cpp engine is set up (LlamaEngine::create), and the bounds it
+// accepts. The bounds are preconditions, checked once by validate() and never clamped: a value
+// out of range is refused with an error naming the option, so the CLI and the config file
+// (app/serve_config) can mirror them and say the same thing.
+// Thread-safety: plain data; validate() is a pure function.
 #pragma once
 
 #include <string>
 
+#include "core/status.h"
 #include "sched/admission_control.h"
 #include "sched/scheduler.h"
 
@@ -12,13 +16,16 @@ namespace supportd::engine::llama {
 struct EngineOptions {
   std::string model_path;
   std::string alias;              // the id clients use; default: the file name without .gguf
-  int threads = 0;                // compute threads for llama.cpp; 0: one per core
-  int context_cells = 16384;      // KV cells for the running sequences (see kv_layout)
-  int parallel = 16;              // sequences running at once
-  int step_tokens = 256;          // tokens per llama_decode call (decode tokens + prefill chunks)
-  int default_max_tokens = 1024;  // when a request does not say
-  int prefix_cache_entries = 32;  // cached prefixes (each holds a sequence id)
-  int prefix_cache_cells = 0;     // unified: KV cells the prefix cache may hold; 0: a quarter
+  int threads = 0;                // >= 0: compute threads for llama.cpp; 0: one per core
+  int context_cells = 16384;      // >= 256: KV cells for the running sequences (see kv_layout)
+  int parallel = 16;              // 1..128: sequences running at once
+  int step_tokens = 256;          // >= 16: tokens per llama_decode call (decode + prefill chunks)
+  int default_max_tokens = 1024;  // >= 1: when a request does not say
+  // 0..128: cached prefixes (each holds a sequence id). kPerSequence uses at most `parallel`.
+  int prefix_cache_entries = 32;
+  // >= 0; unified: KV cells the prefix cache may hold, 0: a quarter of context_cells.
+  // kPerSequence: unused (each cached prefix holds one buffer).
+  int prefix_cache_cells = 0;
   // How the KV cache is laid out. kUnified (the default): one buffer of context_cells for all,
   // prefixes shared in place, and one request may fill it (a desk prompt with articles and
   // history can be long); but every row of every step scans every cell in use, cached
@@ -34,7 +41,8 @@ struct EngineOptions {
   // decodes faster per sequence on CPU (docs/performance.md).
   enum class FlashAttention { kAuto, kOn, kOff } flash_attention = FlashAttention::kAuto;
   // How the KV cache stores keys and values: f16, or q8_0 (half the memory; llama.cpp's plain
-  // attention reads q8_0 keys faster on CPU, and only its flash attention reads q8_0 values).
+  // attention reads q8_0 keys faster on CPU, and only its flash attention reads q8_0 values:
+  // value_type kQ8_0 requires flash_attention kOn or kAuto).
   enum class CacheType { kF16, kQ8_0 } key_type = CacheType::kF16, value_type = CacheType::kF16;
   // Cascade attention (kPerSequence with plain attention): when every sequence of a step
   // begins with the same tokens (a shared system prompt), attention reads that beginning's
@@ -48,8 +56,19 @@ struct EngineOptions {
   // saving its KV to memory (kSave), by dropping it and recomputing later (kRecompute), or not
   // at all (kOff). kSave is the default by measurement (bench/preemption-cost).
   enum class Preemption { kOff, kSave, kRecompute } preemption = Preemption::kSave;
+  // Bounds: sched::validate(SchedulerOptions). Its aging is admission's too (create copies it).
   sched::SchedulerOptions scheduling;
+  // Bounds: sched::validate(AdmissionOptions); its aging is replaced by scheduling.aging.
   sched::AdmissionOptions admission;
 };
+
+// The highest `parallel` and `prefix_cache_entries` (their sum is llama.cpp's sequence ids).
+inline constexpr int kMaxParallel = 128;
+inline constexpr int kMaxPrefixCacheEntries = 128;
+
+// Ok when every option is within the bounds stated above; else Error::invalid whose message
+// names the first option out of range (its field name, e.g. "parallel", also the error's
+// param) and the range.
+Status validate(const EngineOptions& options);
 
 }  // namespace supportd::engine::llama

@@ -26,9 +26,10 @@ class Loop;
 class LlamaEngine final : public Engine {
  public:
   // Loads the model, creates the context, starts the engine thread and warms up.
-  // Fails with Error::invalid when the KV cache types cannot hold this model's heads; with
-  // kInternal when llama.cpp cannot create the context or its threads; or with the model's
-  // load error. Nothing keeps running after a failure.
+  // Fails with Error::invalid naming the option when an option is out of its bounds
+  // (engine_options.h: validate), or when the KV cache types cannot hold this model's heads;
+  // with kInternal when llama.cpp cannot create the context or its threads; or with the
+  // model's load error. Nothing keeps running after a failure.
   static Result<std::unique_ptr<LlamaEngine>> create(const EngineOptions& options);
   ~LlamaEngine() override;
 
