@@ -15,8 +15,10 @@ namespace supportd::engine::llama {
 
 struct EngineOptions {
   std::string model_path;
-  std::string alias;              // the id clients use; default: the file name without .gguf
-  int threads = 0;                // >= 0: compute threads for llama.cpp; 0: one per core
+  std::string alias;  // the id clients use; default: the file name without .gguf
+  // >= 0: compute threads for llama.cpp; 0: a pool of one per core, each step using as many
+  // as the thread tuner finds fastest now.
+  int threads = 0;
   int context_cells = 16384;      // >= 256: KV cells for the running sequences (see kv_layout)
   int parallel = 16;              // 1..128: sequences running at once
   int step_tokens = 256;          // >= 16: tokens per llama_decode call (decode + prefill chunks)
