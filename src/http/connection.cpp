@@ -291,9 +291,18 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
                                                 const Headers& headers) {
   using namespace net::experimental::awaitable_operators;
   std::weak_ptr<Connection> weak = shared_from_this();
-  reply->set_waker([weak, executor = stream_.get_executor()] {
-    net::post(executor, [weak] {
-      if (auto self = weak.lock()) self->wake_.cancel();
+  std::weak_ptr<ReplyStream> weak_reply = reply;
+  reply->set_buffer_limit(server_.options.stream_buffer_limit);
+  reply->set_waker([weak, weak_reply, executor = stream_.get_executor()] {
+    net::post(executor, [weak, weak_reply] {
+      auto self = weak.lock();
+      if (!self) return;
+      self->wake_.cancel();
+      // A client too slow for the stream: cut it now, even in the middle of a write.
+      if (auto reply = weak_reply.lock(); reply && reply->overflowed()) {
+        boost::system::error_code ec;
+        self->stream_.socket().close(ec);
+      }
     });
   });
   stream_.expires_never();
@@ -301,8 +310,14 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
   auto result = co_await (drain(reply, keep_alive, headers) || watch_peer());
   reply->set_waker(nullptr);
   const bool written = result.index() == 0 && std::get<0>(result);
+  if (reply->overflowed()) {
+    spdlog::info(
+        "http: stream to {} cut: the client reads too slowly (more than {} bytes waited unsent)",
+        remote_, server_.options.stream_buffer_limit);
+  }
   // The client went away, seen by the watch or by a write that failed first (a hang-up with
-  // unread data resets the connection, and either may notice): stop the work behind the answer.
+  // unread data resets the connection, and either may notice), or could not keep up: stop the
+  // work behind the answer.
   if (!written) reply->cancel();
   co_return written;
 }
@@ -311,6 +326,7 @@ net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool 
                                        const Headers& headers) {
   bool streaming = false;
   for (;;) {
+    if (reply->overflowed()) co_return false;
     if (!reply->has_data()) {
       wake_.expires_at(net::steady_timer::time_point::max());
       co_await wake_.async_wait(as_tuple(use_awaitable));
