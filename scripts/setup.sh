@@ -17,7 +17,7 @@ packages=(
   libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libssl-dev
   libsqlite3-dev libicu-dev libhiredis-dev libpqxx-dev libnats-dev
   libfasttext-dev libhyperscan-dev libhnswlib-dev libeigen3-dev
-  redis-server postgresql nats-server prometheus chromium wrk
+  redis-server postgresql nats-server prometheus chromium wrk python3
   libclang-rt-14-dev
 )
 missing=()

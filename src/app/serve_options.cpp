@@ -309,18 +309,69 @@ void declare_desk(OptionTable& table, ServeConfig& config) {
              "Directory of <tenant>.rules files, overriding --rules per tenant");
   desk.value("handoff-topics", d.handoff_topics, "",
              "Comma-separated words or phrases that call a person");
-  desk.value("desk-workers", d.workers, 2, "Threads running customer turns").between(1, 64);
+  desk::DeskOptions& t = d.tunables;
+  desk.value("desk-workers", t.worker_threads, 2, "Threads running customer turns").between(1, 64);
   desk.value("kb-watch-ms", d.kb_watch_ms, 2000,
              "Poll the knowledge base for new imports this often (0: never)")
       .unit("ms")
       .at_least(0);
-  desk.value("answer-max-tokens", d.answer_max_tokens, 256,
+  desk.value("answer-max-tokens", t.max_answer_tokens, 256,
              "Tokens a generated desk answer may take at most")
+      .at_least(1);
+  desk.value("answer-temperature", t.answer_temperature, 0.3,
+             "Sampling temperature of a generated answer (low keeps it close to the articles)")
+      .between(0.0, 2.0);
+  desk.value("retrieved-entries", t.retrieved_entries, 5,
+             "Knowledge-base entries retrieved per question")
+      .between(1, 50);
+  desk.value("prompt-articles", t.prompt.articles, 3,
+             "Retrieved articles a generated answer's prompt gives the model")
+      .between(0, 50);
+  desk.value("article-chars", t.prompt.article_chars, 1200,
+             "Bytes of each article's text in the prompt (cut at a character)")
+      .at_least(1);
+  desk.value("history-chars", t.prompt.history_chars, 4000,
+             "Bytes of earlier messages in the prompt, newest first")
+      .at_least(0);
+  desk.value("history-messages", t.history_messages, 20,
+             "Earlier messages read for a generated answer's prompt")
+      .between(0, 1000);
+  desk.value("snippet-chars", t.prompt.snippet_chars, 240,
+             "Bytes of a citation's snippet (cut at a character)")
+      .at_least(1);
+  desk.value("fallback-citations", t.fallback_citations, 3,
+             "Closest articles a fallback answer offers (at most --retrieved-entries)")
+      .between(0, 50);
+  desk.value("max-question-chars", t.max_question_characters, 4000,
+             "Characters a customer's message may have")
+      .at_least(1);
+  desk.value("low-confidence-turns", t.low_confidence_turns, 2,
+             "Unconfident answers in a row before a person is called")
+      .at_least(1);
+  desk.value("max-queued-turns", t.max_queued_turns, 4096,
+             "Turns queued for the desk's workers before more are refused")
+      .at_least(1);
+  desk.value("max-waiting-per-conversation", t.max_waiting_per_conversation, 8,
+             "Messages of one conversation waiting for the answer in progress")
+      .at_least(1);
+  desk.value("waiting-listed", t.waiting_listed, 200,
+             "Conversations in the agents' waiting list pushed and listed")
+      .between(1, 1000);
+  desk.value("semantic-cache-entries", t.semantic_cache_entries, 10000,
+             "Questions the semantic answer cache holds")
       .at_least(1);
   desk.value("show-synthesized-text", d.show_synthesized_text, false,
              "For tests and benchmarks only: let the desk generate and show answers (and cache "
              "them) even when the model is synthesized, whose text is meaningless; without it "
              "such a desk answers from the knowledge base only");
+  // A fallback offers some of the retrieved entries, never more than were retrieved.
+  table.rule([&t] {
+    if (t.fallback_citations <= static_cast<std::size_t>(t.retrieved_entries)) return Status();
+    return Status(Error::invalid(
+        fmt::format("--fallback-citations {} is more than --retrieved-entries {}: a fallback "
+                    "offers some of the entries retrieved",
+                    t.fallback_citations, t.retrieved_entries)));
+  });
 }
 
 }  // namespace

@@ -71,10 +71,27 @@ TEST(ServeConfig, DefaultsAreThoseOfThePartsTheyConfigure) {
   EXPECT_EQ(config.http.write_timeout, http.write_timeout);
   EXPECT_EQ(config.http.max_connections, http.max_connections);
   const DeskConfig desk;
-  EXPECT_EQ(config.desk.workers, desk.workers);
   EXPECT_EQ(config.desk.kb_watch_ms, desk.kb_watch_ms);
-  EXPECT_EQ(config.desk.answer_max_tokens, desk.answer_max_tokens);
   EXPECT_EQ(config.desk.show_synthesized_text, desk.show_synthesized_text);
+  // The desk's tunables: the declared defaults are desk::DeskOptions' own.
+  const desk::DeskOptions tunables;
+  const desk::DeskOptions& bound = config.desk.tunables;
+  EXPECT_EQ(bound.worker_threads, tunables.worker_threads);
+  EXPECT_EQ(bound.max_answer_tokens, tunables.max_answer_tokens);
+  EXPECT_EQ(bound.answer_temperature, tunables.answer_temperature);
+  EXPECT_EQ(bound.retrieved_entries, tunables.retrieved_entries);
+  EXPECT_EQ(bound.prompt.articles, tunables.prompt.articles);
+  EXPECT_EQ(bound.prompt.article_chars, tunables.prompt.article_chars);
+  EXPECT_EQ(bound.prompt.history_chars, tunables.prompt.history_chars);
+  EXPECT_EQ(bound.prompt.snippet_chars, tunables.prompt.snippet_chars);
+  EXPECT_EQ(bound.history_messages, tunables.history_messages);
+  EXPECT_EQ(bound.fallback_citations, tunables.fallback_citations);
+  EXPECT_EQ(bound.max_question_characters, tunables.max_question_characters);
+  EXPECT_EQ(bound.low_confidence_turns, tunables.low_confidence_turns);
+  EXPECT_EQ(bound.max_queued_turns, tunables.max_queued_turns);
+  EXPECT_EQ(bound.max_waiting_per_conversation, tunables.max_waiting_per_conversation);
+  EXPECT_EQ(bound.waiting_listed, tunables.waiting_listed);
+  EXPECT_EQ(bound.semantic_cache_entries, tunables.semantic_cache_entries);
   EXPECT_EQ(config.upstream.timeout_s, engine::upstream::UpstreamOptions().timeout_s);
   EXPECT_EQ(config.log_level, spdlog::level::info);
   EXPECT_EQ(config.demo_preset, "smollm2-135m");
@@ -96,6 +113,24 @@ TEST(ServeConfig, TheEnginesBoundsAreRefusedByNameNotClamped) {
     EXPECT_EQ(refusal(args), expected) << args.front() << " " << args.back();
   }
   EXPECT_EQ(refusal({"--parallel", "128", "--prefix-cache-entries", "128"}), "(accepted)");
+}
+
+TEST(ServeConfig, TheDesksTunablesAreBoundAndRefusedOutOfRange) {
+  ServeConfig config;
+  ASSERT_TRUE(serve({"--retrieved-entries", "8", "--fallback-citations", "8",
+                     "--answer-temperature", "0.7", "--history-messages", "0"},
+                    config)
+                  .ok());
+  EXPECT_EQ(config.desk.tunables.retrieved_entries, 8);
+  EXPECT_EQ(config.desk.tunables.fallback_citations, 8u);
+  EXPECT_EQ(config.desk.tunables.answer_temperature, 0.7);
+  EXPECT_EQ(config.desk.tunables.history_messages, 0u);
+  EXPECT_EQ(refusal({"--retrieved-entries", "0"}), "--retrieved-entries must be between 1 and 50");
+  EXPECT_EQ(refusal({"--answer-temperature", "2.5"}),
+            "--answer-temperature must be between 0 and 2");
+  EXPECT_EQ(refusal({"--fallback-citations", "6"}),
+            "--fallback-citations 6 is more than --retrieved-entries 5: a fallback offers some of "
+            "the entries retrieved");
 }
 
 TEST(ServeConfig, PerSequenceCachesAtMostParallelPrefixesAndDefaultsToThat) {
@@ -199,7 +234,7 @@ TEST(ServeConfig, TheFileSetsOptionsAndKeysAndTheirTenantsWeights) {
   EXPECT_EQ(config.engine.prefix_cache_entries, 6);
   EXPECT_EQ(config.engine.scheduling.aging, std::chrono::milliseconds(100));
   EXPECT_EQ(config.http.idle_timeout, std::chrono::seconds(3));
-  EXPECT_EQ(config.desk.workers, 3);
+  EXPECT_EQ(config.desk.tunables.worker_threads, 3);
   ASSERT_EQ(config.api_keys.size(), 1u);
   EXPECT_EQ(config.api_keys[0].tenant, "shop");
   EXPECT_EQ(config.engine.scheduling.tenant_weights.at("shop"), 3.0);
