@@ -34,6 +34,7 @@ struct CapacityFlags {
   double arrival_cv = 1, service_cv = 1;
   std::string priority_mix;
   int slots_per_engine = 0;
+  std::vector<double> busy_rates;
   std::string bench_report, url, api_key;
   double timeout_s = 10;
   double target_wait = 0, service_level = 0, target_mean_wait = 0, max_utilization = 0,
@@ -94,7 +95,9 @@ Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) 
                               ? "--arrival-rate is needed (or --bench-report FILE, or --url URL)"
                               : m.source + " has no arrivals to plan from; give --arrival-rate");
   }
-  const bool service_given = c.count("--service-time") > 0 || c.count("--service-rate") > 0;
+  const bool curve_given = c.count("--busy-rates") > 0;
+  const bool service_given =
+      c.count("--service-time") > 0 || c.count("--service-rate") > 0 || curve_given;
   if (!service_given && !m.service_time_s) {
     return Error::invalid(m.source == "the command line"
                               ? "--service-time or --service-rate is needed"
@@ -106,12 +109,25 @@ Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) 
     s.service_rate = 1 / f.service_time;
   } else if (c.count("--service-rate") > 0) {
     s.service_rate = f.service_rate;
+  } else if (curve_given) {
+    s.service_rate = f.busy_rates.front();  // one request alone: its rate is 1 / service time
   } else {
     s.service_rate = 1 / *m.service_time_s;
   }
   s.servers = pick(c, "--servers", f.servers, m.servers, 0);
   if (c.count("--servers") > 0 && f.servers < 1)
     return Error::invalid("--servers must be at least 1 (leave it out to have it chosen)");
+  if (curve_given) {
+    const int slots = static_cast<int>(f.busy_rates.size());
+    if (c.count("--servers") > 0 && f.servers != slots) {
+      return Error::invalid(
+          fmt::format("--busy-rates has {} rates (one per busy slot) but "
+                      "--servers is {}: they must agree",
+                      slots, f.servers));
+    }
+    s.servers = slots;
+    s.busy_rates = f.busy_rates;
+  }
   s.arrival_cv = pick(c, "--arrival-cv", f.arrival_cv, m.arrival_cv, 1.0);
   s.service_cv = pick(c, "--service-cv", f.service_cv, m.service_cv, 1.0);
   if (c.count("--arrival-cv") == 0 && !m.arrival_cv && m.source != "the command line")
@@ -157,22 +173,10 @@ Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) 
   return in;
 }
 
-Status check_html_path(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path file(path);
-  const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  if (path.empty()) return Error::invalid("--html: the file name is empty");
-  if (fs::is_directory(file, ec)) return Error::invalid("--html: " + path + " is a directory");
-  if (!fs::is_directory(parent, ec))
-    return Error::invalid("--html: cannot write " + path + " (no directory " + parent.string() +
-                          ")");
-  return {};
-}
-
 int run(const CapacityFlags& f, const CLI::App& command) {
   if (command.count("--html") > 0) {
-    if (auto status = check_html_path(f.html_path); !status) return fail(status.error());
+    if (auto status = check_output_file("--html", f.html_path); !status)
+      return fail(status.error());
   }
   auto inputs = plan_inputs(f, command);
   if (!inputs) return fail(inputs.error());
@@ -206,7 +210,9 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
       "plan for 30% headroom (utilisation <= 70%).\n"
       "Poisson arrivals and exponential service (CVs 1) give exact M/M/c (Erlang C); other CVs "
       "give Allen-Cunneen's approximation; --priority-mix gives waits per class under "
-      "non-preemptive priority (an approximation). The report says which.\n"
+      "non-preemptive priority (an approximation); --busy-rates gives a load-dependent chain "
+      "for one engine whose rate grows less than linearly with its batch (bench/capacity-"
+      "backtest measures the curve). The report says which.\n"
       "Exit codes: 0 done, 1 the server or the output file failed, 2 bad input (including a "
       "load the servers cannot carry: utilisation 1 or more has no steady state).\n"
       "Example (the NLU service: 8 instances of 25/s at 150/s):\n"
@@ -231,6 +237,12 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
   option("--service-cv", f.service_cv, "Std/mean of the service time (1: exponential)", "X", load);
   option("--priority-mix", f.priority_mix,
          "Shares of the classes, e.g. high=1,normal=8,low=1: waits per class", "LIST", load);
+  option("--busy-rates", f.busy_rates,
+         "One engine's measured completions per second with 1, 2, .. N slots busy: a "
+         "load-dependent model of continuous batching (N servers)",
+         "LIST", load)
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   option("--slots-per-engine", f.slots_per_engine,
          "Servers one engine holds, to count engines (--url: the engine's slots)", "N", load);
 

@@ -8,6 +8,17 @@
 namespace supportd::plan {
 namespace {
 
+// The station staffing counts with. A load-dependent curve is one engine's: adding servers
+// means adding engines, whose slots are counted as plain servers at the per-slot rate of a
+// full engine (its total rate with every slot busy, shared), an approximation the notes state.
+Station staffing_station(const Station& station) {
+  if (station.busy_rates.empty()) return station;
+  Station s = station;
+  s.service_rate = station.capacity() / station.servers;
+  s.busy_rates.clear();
+  return s;
+}
+
 std::vector<ClassLoad> scaled(const std::vector<ClassLoad>& classes, double factor) {
   std::vector<ClassLoad> out = classes;
   for (ClassLoad& k : out)
@@ -29,7 +40,7 @@ Result<GrowthRow> growth_row(const CapacityPlan& plan, double factor) {
     row.performance = *performance;
     if (in.targets.wait_s) row.service_level = performance->wait.within(*in.targets.wait_s);
   }
-  auto needed = servers_needed(station, in.targets);
+  auto needed = servers_needed(staffing_station(station), in.targets);
   if (!needed) return needed.error();
   row.servers_needed = *needed;
   row.engines_needed = engines_for(*needed, in.slots_per_engine);
@@ -55,9 +66,15 @@ Result<CapacityPlan> make_plan(PlanInputs inputs) {
     if (!std::isfinite(factor) || !(factor > 0))
       return Error::invalid("every --growth factor must be a number above 0", "growth");
   }
-  auto needed = servers_needed(inputs.station, inputs.targets);
+  auto needed = servers_needed(staffing_station(inputs.station), inputs.targets);
   if (!needed) return needed.error();
   plan.servers_needed = *needed;
+  if (!inputs.station.busy_rates.empty()) {
+    inputs.notes.push_back(fmt::format(
+        "the service curve is one engine's ({} slots): the waits at today's servers follow it; "
+        "servers needed count slots of more engines at a full engine's rate per slot ({:.4g}/s)",
+        inputs.station.servers, staffing_station(inputs.station).service_rate));
+  }
   plan.engines_needed = engines_for(*needed, inputs.slots_per_engine);
   if (inputs.station.busy_rates.empty() && inputs.station.arrival_cv != 1) {
     inputs.notes.push_back(
@@ -73,7 +90,7 @@ Result<CapacityPlan> make_plan(PlanInputs inputs) {
   if (!performance) {
     Error error = performance.error();
     if (error.param == "utilization") {
-      auto stable = servers_needed(in.station, Targets{});
+      auto stable = servers_needed(staffing_station(in.station), Targets{});
       error.message += fmt::format("; at least {} servers for a steady state, {} for {}",
                                    stable ? *stable : 0, plan.servers_needed, describe(in.targets));
     }

@@ -70,6 +70,25 @@ TEST_F(CapacityCli, JsonFields) {
   EXPECT_NEAR(growth[1].at("mean_wait_s").to_number<double>(), 0.0350766, 1e-7);
 }
 
+TEST_F(CapacityCli, BusyRatesFollowTheMeasuredCurve) {
+  // A linear curve (k x 25/s with k busy) is plain M/M/c: the reference's exact wait again.
+  const std::vector<std::string> linear{"--arrival-rate", "150", "--busy-rates",
+                                        "25,50,75,100,125,150,175,200", "--json"};
+  const Command c = capacity(linear);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const json::object o = json::parse(c.out).as_object();
+  EXPECT_NEAR(o.at("mean_wait_s").to_number<double>(), 0.0071396, 1e-7);
+  EXPECT_EQ(o.at("servers").to_number<int>(), 8);
+  // Batching whose last slots add less (the last 2 add 15/s each, 180/s in all): the
+  // same arrivals wait longer than M/M/c says.
+  const Command s =
+      capacity({"--arrival-rate", "150", "--busy-rates", "25,50,75,100,125,150,165,180", "--json"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const json::object sub = json::parse(s.out).as_object();
+  EXPECT_GT(sub.at("mean_wait_s").to_number<double>(), 0.0071396 * 1.5);
+  EXPECT_NE(s.out.find("load-dependent"), std::string::npos) << s.out;
+}
+
 TEST_F(CapacityCli, HtmlFile) {
   const std::string path = (path_ / "plan.html").string();
   const Command c = capacity(with(kNlu, {"--html", path, "--priority-mix", "high=1,normal=9"}));
@@ -129,6 +148,9 @@ TEST_F(CapacityCli, BadInputExitsTwoWithAMessage) {
       {{"--bench-report", (path_ / "missing.json").string()}, "cannot read"},
       {{"--bench-report", dir_.path()}, "is a directory"},
       {with(kNlu, {"--html", (path_ / "no" / "such" / "dir.html").string()}), "no directory"},
+      {{"--arrival-rate", "10", "--busy-rates", "25,0"}, "service curve"},
+      {{"--arrival-rate", "10", "--busy-rates", "25,50", "--servers", "3"}, "must agree"},
+      {{"--arrival-rate", "60", "--busy-rates", "25,50"}, "no steady state"},
       {{"--url", "https://127.0.0.1:1"}, "https"},
       {{"--url", "http://127.0.0.1:1", "--bench-report", other}, "excludes"}};
   for (const auto& [args, why] : cases) {
@@ -155,7 +177,7 @@ TEST_F(CapacityCli, Help) {
   EXPECT_EQ(c.exit_code, 0);
   for (const char* flag : {"--arrival-rate", "--service-time", "--service-rate", "--servers",
                            "--target-wait", "--service-level", "--bench-report", "--url", "--json",
-                           "--html", "--growth", "--priority-mix"})
+                           "--html", "--growth", "--priority-mix", "--busy-rates"})
     EXPECT_NE(c.out.find(flag), std::string::npos) << flag;
 }
 
