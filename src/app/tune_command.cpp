@@ -345,10 +345,14 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->type_name("FILE")
       ->group(what);
   c->add_option("--search", f.search, "A serve option and the values to try, e.g. parallel=4,8,16")
+      ->expected(1)  // one NAME=... each (repeat the flag): a "--" after it starts the workload
+      ->allow_extra_args(false)
       ->type_name("NAME=V1,V2")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(what);
   c->add_option("--fixed", f.fixed, "A serve option every candidate gets, e.g. threads=2")
+      ->expected(1)  // one NAME=... each (repeat the flag): a "--" after it starts the workload
+      ->allow_extra_args(false)
       ->type_name("NAME=VALUE")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(what);

@@ -66,6 +66,10 @@ Result<CapacityPlan> make_plan(PlanInputs inputs) {
     if (!std::isfinite(factor) || !(factor > 0))
       return Error::invalid("every --growth factor must be a number above 0", "growth");
   }
+  if (!inputs.station.busy_rates.empty()) {
+    // The curve's own checks first: staffing's station is derived from it.
+    if (auto status = check_station(inputs.station); !status) return status.error();
+  }
   auto needed = servers_needed(staffing_station(inputs.station), inputs.targets);
   if (!needed) return needed.error();
   plan.servers_needed = *needed;
