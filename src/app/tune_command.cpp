@@ -217,7 +217,7 @@ Result<Plan> make_plan(const TuneFlags& f, const CLI::App& command) {
   if (!workload) return workload.error();
   plan.workload = std::move(*workload);
   plan.context.workload = fmt::format(
-      "{}{}, {} prompts, {} outputs", bench::load_mode_name(plan.workload.mode),
+      "{}{}, prompts of {} words, outputs of {} tokens", bench::load_mode_name(plan.workload.mode),
       plan.workload.mode == bench::LoadMode::kPoisson ? fmt::format(" {}/s", plan.workload.rate)
       : plan.workload.mode == bench::LoadMode::kClosed
           ? fmt::format(" {} users", plan.workload.concurrency)
