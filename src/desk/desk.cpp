@@ -9,7 +9,7 @@
 #include "core/utf8.h"
 #include "desk/message_meta.h"
 #include "filter/pii_masker.h"
-#include "kb/language.h"
+#include "kb/analyze/language.h"
 #include "store/answer_cache.h"
 
 namespace supportd::desk {

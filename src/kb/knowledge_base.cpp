@@ -6,12 +6,11 @@
 
 #include "core/text.h"
 #include "core/utf8.h"
-#include "kb/corpus.h"
-#include "kb/fusion.h"
-#include "kb/language.h"
-#include "kb/snippet.h"
-#include "kb/sources.h"
-#include "kb/training.h"
+#include "kb/analyze/language.h"
+#include "kb/search/fusion.h"
+#include "kb/search/snippet.h"
+#include "kb/train/corpus.h"
+#include "kb/train/training.h"
 
 namespace supportd::kb {
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/status.h"
-#include "kb/embedder.h"
+#include "kb/analyze/embedder.h"
 #include "kb/entry.h"
-#include "kb/kb_files.h"
+#include "kb/files/kb_files.h"
 #include "kb/semantic_cache.h"
 
 namespace supportd::kb {

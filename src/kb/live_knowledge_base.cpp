@@ -1,6 +1,6 @@
 #include "kb/live_knowledge_base.h"
 
-#include "kb/kb_files.h"
+#include "kb/files/kb_files.h"
 
 namespace supportd::kb {
 

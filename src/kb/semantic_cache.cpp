@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "kb/dense_index.h"
+#include "kb/index/dense_index.h"
 
 namespace supportd::kb {
 

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <random>
 
-#include "kb/bm25_index.h"
-#include "kb/dense_index.h"
-#include "kb/intent_classifier.h"
-#include "kb/softmax_head.h"
+#include "kb/classify/intent_classifier.h"
+#include "kb/classify/softmax_head.h"
+#include "kb/index/bm25_index.h"
+#include "kb/index/dense_index.h"
 #include "test_dir.h"
 
 namespace supportd::kb {

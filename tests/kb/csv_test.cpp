@@ -1,4 +1,4 @@
-#include "kb/csv.h"
+#include "kb/import/csv.h"
 
 #include <gtest/gtest.h>
 

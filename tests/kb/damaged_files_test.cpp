@@ -10,10 +10,10 @@
 #include <limits>
 #include <random>
 
-#include "kb/dense_index.h"
-#include "kb/intent_classifier.h"
-#include "kb/kb_files.h"
-#include "kb/softmax_head.h"
+#include "kb/classify/intent_classifier.h"
+#include "kb/classify/softmax_head.h"
+#include "kb/files/kb_files.h"
+#include "kb/index/dense_index.h"
 #include "test_dir.h"
 
 namespace supportd::kb {

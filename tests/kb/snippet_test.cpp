@@ -1,4 +1,4 @@
-#include "kb/snippet.h"
+#include "kb/search/snippet.h"
 
 #include <gtest/gtest.h>
 

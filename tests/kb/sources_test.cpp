@@ -1,4 +1,4 @@
-#include "kb/sources.h"
+#include "kb/import/sources.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "kb/split.h"
+#include "kb/eval/split.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <map>
 
-#include "kb/csv.h"
+#include "kb/import/csv.h"
 #include "test_dir.h"
 
 namespace supportd::kb {

@@ -1,8 +1,8 @@
-#include "kb/text_analyzer.h"
+#include "kb/analyze/text_analyzer.h"
 
 #include <gtest/gtest.h>
 
-#include "kb/language.h"
+#include "kb/analyze/language.h"
 
 namespace supportd::kb {
 namespace {

@@ -1,6 +1,6 @@
 // Choices made on held-out questions: which questions are held out, fusion weights, calibration,
 // and the semantic cache's threshold.
-#include "kb/tuning.h"
+#include "kb/train/tuning.h"
 
 #include <gtest/gtest.h>
 
