@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "store/postgres_schema.h"
+#include "store/session_id.h"
 
 namespace supportd::store {
 namespace {
