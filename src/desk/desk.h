@@ -27,7 +27,7 @@
 #include "engine/engine.h"
 #include "filter/rule_set.h"
 #include "kb/live_knowledge_base.h"
-#include "kb/semantic_cache.h"
+#include "store/cache/semantic_cache.h"
 #include "store/open_stores.h"
 
 namespace supportd::desk {
@@ -158,7 +158,7 @@ class Desk {
   DeskMetrics metrics_;
   HandoffPolicy handoff_;
   ConversationHub hub_;
-  kb::SemanticCache semantic_cache_;
+  store::SemanticCache semantic_cache_;
   ConversationQueue conversations_;
 
   std::mutex faq_mutex_;

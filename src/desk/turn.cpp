@@ -10,7 +10,7 @@
 #include "filter/output_filter.h"
 #include "filter/pii_masker.h"
 #include "kb/analyze/language.h"
-#include "store/answer_cache.h"
+#include "store/cache/answer_cache.h"
 
 namespace supportd::desk {
 namespace json = boost::json;

@@ -17,7 +17,7 @@
 #include "kb/analyze/embedder.h"
 #include "kb/entry.h"
 #include "kb/files/kb_files.h"
-#include "kb/semantic_cache.h"
+#include "kb/train/semantic_cache_threshold.h"
 
 namespace supportd::kb {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "kb/semantic_cache.h"
+#include "kb/train/semantic_cache_threshold.h"
 
 namespace supportd::kb {
 namespace {
@@ -164,28 +164,6 @@ TEST(SemanticCache, CalibrationKeepsWrongHitsUnderTheTarget) {
   EXPECT_LT(calibration->threshold, 1.0);
   EXPECT_EQ(calibration->questions, 200);
   EXPECT_FALSE(calibrate_semantic_cache({}, {}, queries, query_labels, 4).ok());
-}
-
-TEST(SemanticCache, AnswersCloseQuestionsWithinTheirScope) {
-  SemanticCache cache(3, 0.9, 2);
-  const std::vector<float> a = {1, 0, 0}, near_a = {0.99f, 0.141f, 0}, b = {0, 1, 0};
-  ASSERT_TRUE(cache.insert(a, "v1", "where is my card?", "answer a").ok());
-  auto hit = cache.lookup(near_a, "v1");
-  ASSERT_TRUE(hit.has_value());
-  EXPECT_EQ(hit->answer, "answer a");
-  EXPECT_GT(hit->similarity, 0.9);
-  EXPECT_FALSE(cache.lookup(b, "v1").has_value());       // not close enough
-  EXPECT_FALSE(cache.lookup(near_a, "v2").has_value());  // another knowledge-base version
-  EXPECT_FALSE(cache.insert(std::vector<float>{1, 0}, "v1", "q", "a").ok());
-  // Capacity 2: the least recently used goes.
-  ASSERT_TRUE(cache.insert(b, "v1", "b?", "answer b").ok());
-  ASSERT_TRUE(cache.lookup(a, "v1").has_value());  // a is now the most recent
-  ASSERT_TRUE(cache.insert(std::vector<float>{0, 0, 1}, "v1", "c?", "answer c").ok());
-  EXPECT_EQ(cache.size(), 2u);
-  EXPECT_TRUE(cache.lookup(a, "v1").has_value());
-  EXPECT_FALSE(cache.lookup(b, "v1").has_value());
-  cache.clear();
-  EXPECT_EQ(cache.size(), 0u);
 }
 
 }  // namespace

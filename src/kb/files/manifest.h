@@ -13,7 +13,7 @@
 #include "kb/classify/intent_classifier.h"
 #include "kb/classify/softmax_head.h"
 #include "kb/search/fusion.h"
-#include "kb/semantic_cache.h"
+#include "kb/train/semantic_cache_threshold.h"
 
 namespace supportd::kb {
 

@@ -1,4 +1,4 @@
-#include "store/answer_cache.h"
+#include "store/cache/answer_cache.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <thread>
 
-#include "store/answer_access_log.h"
+#include "store/cache/answer_access_log.h"
 #include "store_test_support.h"
 
 namespace supportd::store {

@@ -1,4 +1,4 @@
-#include "store/answer_cache.h"
+#include "store/cache/answer_cache.h"
 
 #include <openssl/sha.h>
 

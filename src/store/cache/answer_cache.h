@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/status.h"
+#include "store/cache/ttl_lru.h"
 #include "store/redis_client.h"
-#include "store/ttl_lru.h"
 
 namespace supportd::store {
 

@@ -1,4 +1,4 @@
-#include "store/answer_access_log.h"
+#include "store/cache/answer_access_log.h"
 
 #include <algorithm>
 #include <charconv>

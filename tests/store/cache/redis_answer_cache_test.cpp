@@ -1,7 +1,7 @@
 // The answer cache's L2 against the shared Redis of scripts/test.sh.
 #include <gtest/gtest.h>
 
-#include "store/answer_cache.h"
+#include "store/cache/answer_cache.h"
 #include "store_test_support.h"
 #include "test_servers.h"
 

@@ -1,6 +1,10 @@
-#include "kb/semantic_cache.h"
+// Calibrating the semantic cache's threshold (semantic_cache_threshold.h): every held-out
+// question against its nearest cached question (DenseIndex), sorted by similarity;
+// the lowest similarity whose wrong-hit share is within the target wins.
+#include "kb/train/semantic_cache_threshold.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "kb/index/dense_index.h"
 
@@ -46,54 +50,6 @@ Result<SemanticCacheCalibration> calibrate_semantic_cache(std::span<const float>
     }
   }
   return calibration;
-}
-
-SemanticCache::SemanticCache(int dimensions, double threshold, std::size_t capacity)
-    : dimensions_(dimensions),
-      threshold_(threshold),
-      capacity_(std::max<std::size_t>(capacity, 1)) {}
-
-std::optional<SemanticCache::Hit> SemanticCache::lookup(std::span<const float> vector,
-                                                        std::string_view scope) const {
-  if (static_cast<int>(vector.size()) != dimensions_) return std::nullopt;
-  std::lock_guard lock(mutex_);
-  auto best = items_.end();
-  float best_similarity = -2;
-  for (auto it = items_.begin(); it != items_.end(); ++it) {
-    if (it->scope != scope) continue;
-    const float similarity = dot(vector, it->vector);
-    if (similarity > best_similarity) {
-      best_similarity = similarity;
-      best = it;
-    }
-  }
-  if (best == items_.end() || best_similarity < threshold_) return std::nullopt;
-  items_.splice(items_.begin(), items_, best);
-  return Hit{best->question, best->answer, best_similarity};
-}
-
-Status SemanticCache::insert(std::span<const float> vector, std::string_view scope,
-                             std::string question, std::string answer) {
-  if (static_cast<int>(vector.size()) != dimensions_) {
-    return Error::invalid("semantic cache: vector has " + std::to_string(vector.size()) +
-                          " dimensions, the cache " + std::to_string(dimensions_));
-  }
-  std::lock_guard lock(mutex_);
-  items_.push_front({std::vector<float>(vector.begin(), vector.end()), std::string(scope),
-                     std::move(question), std::move(answer)});
-  while (items_.size() > capacity_)
-    items_.pop_back();
-  return {};
-}
-
-void SemanticCache::clear() {
-  std::lock_guard lock(mutex_);
-  items_.clear();
-}
-
-std::size_t SemanticCache::size() const {
-  std::lock_guard lock(mutex_);
-  return items_.size();
 }
 
 }  // namespace supportd::kb
