@@ -1,3 +1,6 @@
+// The generation directory (kb_files.h): CURRENT read and replaced atomically, generations
+// numbered, entries.jsonl and vectors.bin written and read back with every field checked,
+// file hashes.
 #include "kb/files/kb_files.h"
 
 #include <boost/json.hpp>
@@ -10,10 +13,10 @@
 #include <fstream>
 #include <regex>
 
+#include "core/read_file.h"
 #include "core/temp_file.h"
 #include "core/text.h"
 #include "kb/files/json_reader.h"
-#include "kb/import/csv.h"  // read_text_file
 
 namespace supportd::kb {
 namespace json = boost::json;

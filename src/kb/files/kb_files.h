@@ -30,13 +30,7 @@ Status publish_generation(const std::string& dir, const std::string& generation_
 Status write_entries(const std::string& path, const std::vector<Entry>& entries);
 Result<std::vector<Entry>> read_entries(const std::string& path);
 
-// Vectors of some documents: rows of `dimensions` floats and the document each row belongs to.
-struct StoredVectors {
-  int dimensions = 0;
-  int documents = 0;  // how many documents the knowledge base had
-  std::vector<int> document_of_row;
-  std::vector<float> values;
-};
+// vectors.bin: StoredVectors (entry.h).
 Status write_vectors(const std::string& path, const StoredVectors& vectors);
 Result<StoredVectors> read_vectors(const std::string& path);
 

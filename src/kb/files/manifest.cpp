@@ -1,3 +1,5 @@
+// manifest.json (manifest.h): written through a temporary file, read with every field checked
+// (file and key named), and each data file's size and checksum recorded and verified.
 #include "kb/files/manifest.h"
 
 #include <boost/json.hpp>
@@ -5,10 +7,10 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/read_file.h"
 #include "core/temp_file.h"
 #include "kb/files/json_reader.h"
 #include "kb/files/kb_files.h"
-#include "kb/import/csv.h"  // read_text_file
 
 namespace supportd::kb {
 namespace json = boost::json;

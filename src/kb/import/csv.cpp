@@ -1,9 +1,10 @@
+// The strict CSV reader (csv.h): quoted fields across lines, a stray quote or a short row an error
+// naming the file and line, invalid UTF-8 and NUL bytes refused.
 #include "kb/import/csv.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
+#include "core/read_file.h"
 #include "core/utf8.h"
 
 namespace supportd::kb {
@@ -120,15 +121,6 @@ Result<CsvTable> parse_csv(std::string_view text, const std::string& file) {
     table.rows.push_back(std::move(records[r]));
   }
   return table;
-}
-
-Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::make(ErrorCode::kIo, path + ": cannot open file");
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) return Error::make(ErrorCode::kIo, path + ": read failed");
-  return content.str();
 }
 
 Result<CsvTable> read_csv_file(const std::string& path) {

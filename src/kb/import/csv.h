@@ -36,7 +36,4 @@ Result<CsvTable> read_csv_file(const std::string& path);
 // One CSV line (with "\n"), quoting fields that need it.
 std::string format_csv_row(const std::vector<std::string>& fields);
 
-// Reads a whole file; errors name the path.
-Result<std::string> read_text_file(const std::string& path);
-
 }  // namespace supportd::kb

@@ -1,3 +1,5 @@
+// Sources (sources.h): parse_source picks the parser by extension (and columns), merge_sources
+// joins files into entries with unique ids and detected locales; slugs and tags.
 #include "kb/import/sources.h"
 
 #include <unicode/uchar.h>
@@ -6,6 +8,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/read_file.h"
 #include "core/text.h"
 #include "kb/analyze/language.h"
 #include "kb/analyze/text_analyzer.h"

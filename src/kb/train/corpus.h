@@ -9,7 +9,6 @@
 #include "core/status.h"
 #include "kb/analyze/text_analyzer.h"
 #include "kb/entry.h"
-#include "kb/files/kb_files.h"
 #include "kb/search/retriever.h"
 
 namespace supportd::kb {
