@@ -1,3 +1,6 @@
+// KnowledgeBase (knowledge_base.h): open() loads a generation (manifest, entries, classifiers,
+// vectors, head, graph; BM25 rebuilt), search() analyzes the question, lets every component
+// propose, fuses, calibrates and writes snippets.
 #include "kb/knowledge_base.h"
 
 #include <algorithm>

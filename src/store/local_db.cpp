@@ -1,3 +1,7 @@
+// The sessions file (local_db.h): its schema and migration, opening the writer, reader and
+// checkpoint connections, and the conversation calls (create, find, messages, handoff, feedback,
+// waiting list). Appends are in local_db_append.cpp, the tiered bookkeeping in
+// local_db_journal.cpp.
 #include "store/local_db.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The PostgreSQL archive (postgres_archive.h): one connection with a watchdog, prepared
+// statements, sessions and messages read and written in batches, behind a circuit breaker.
 #include "store/postgres_archive.h"
 
 #include <spdlog/spdlog.h>

@@ -1,3 +1,4 @@
+// Request bodies as JSON objects: errors say where and what; an empty body may mean no fields.
 #include "api/json_body.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// The OpenAI request parser: a chat call parsed whole, and every bad field refused with a message
+// naming it.
 #include "api/openai_request.h"
 
 #include <gtest/gtest.h>

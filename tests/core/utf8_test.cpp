@@ -1,3 +1,5 @@
+// UTF-8: validation, replacement of maximal ill-formed subparts, and the streaming holder that
+// keeps split characters until complete and round-trips every byte split of valid text.
 #include "core/utf8.h"
 
 #include <gtest/gtest.h>

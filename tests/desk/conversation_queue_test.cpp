@@ -1,3 +1,5 @@
+// The per-conversation queue: one conversation's turns run one at a time in arrival order,
+// other conversations do not wait, a full queue refuses the turn.
 #include "desk/conversation_queue.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// The prefix cache's trie: the longest cached prefix found, shared prefixes stored once, LRU
+// eviction by cells and by sequence ids, oversized entries refused, counts consistent under
+// random operations.
 #include "engine/prefix_cache.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// The step-time model admission control predicts with: a fixed cost plus a cost per token, one
+// size predicting its mean, a step of two calls counted whole, recent steps weighing more.
 #include "engine/step_time.h"
 
 #include <gtest/gtest.h>

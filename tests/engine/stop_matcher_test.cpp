@@ -1,3 +1,5 @@
+// Stop strings in streamed text: cut before a stop, a possible stop held across pieces and
+// released when it is not one, the earliest of several stops wins.
 #include "engine/stop_matcher.h"
 
 #include <gtest/gtest.h>

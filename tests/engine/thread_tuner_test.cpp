@@ -1,3 +1,5 @@
+// The thread tuner on given step times: all cores when faster, one thread when a core becomes
+// busy, batch sizes judged separately, one core meaning one thread.
 #include "engine/thread_tuner.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// The cross-origin policy: origin lists parsed (naming a bad entry), listed origins and wildcard
+// subdomains allowed, same origin by host or forwarded host, open routes' headers and preflights
+// for allowed sites only, own routes refusing other sites' pages.
 #include "http/cross_origin.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// The router: literal and captured segments, JSON errors for unknown paths and methods (valid JSON
+// even for a path that is not UTF-8), HEAD served by the GET route, query parameters decoded.
 #include "http/router.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// The metrics registry's Prometheus text, collectors refreshing gauges before exposition, and
+// sliding-window percentiles over recent samples only.
 #include "obs/metrics.h"
 
 #include <gtest/gtest.h>

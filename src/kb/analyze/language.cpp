@@ -1,3 +1,5 @@
+// Language detection (language.h): the dominant script decides; Latin text counts each
+// language's function words.
 #include "kb/analyze/language.h"
 
 #include <unicode/uchar.h>

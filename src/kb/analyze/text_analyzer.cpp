@@ -1,3 +1,5 @@
+// The text analyzer (text_analyzer.h): ICU NFKC_Casefold and word break (one iterator per thread),
+// Han/kana runs as dictionary words and bigrams, a light English suffix stemmer.
 #include "kb/analyze/text_analyzer.h"
 
 #include <unicode/brkiter.h>

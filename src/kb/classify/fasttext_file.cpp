@@ -1,3 +1,5 @@
+// The fastText file check (fasttext_file.h): walks the header, arguments, dictionary and both
+// matrices as fastText 0.9 writes them, every size against the file's, before fastText reads it.
 #include "kb/classify/fasttext_file.h"
 
 #include <fmt/format.h>

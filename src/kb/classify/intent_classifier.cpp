@@ -1,3 +1,5 @@
+// The fastText intent classifier (intent_classifier.h): training from a temporary file of
+// labelled lines, saving, loading after fasttext_file.h's check, and per-entry probabilities.
 #include "kb/classify/intent_classifier.h"
 
 #include <fasttext/fasttext.h>

@@ -1,3 +1,5 @@
+// The softmax head (softmax_head.h) with Eigen: Adam with L2 on mini-batches at training, one
+// matrix product and a softmax per question, a small checked binary file.
 #include "kb/classify/softmax_head.h"
 
 #include <Eigen/Core>

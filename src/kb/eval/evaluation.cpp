@@ -1,3 +1,5 @@
+// `kb eval` (evaluation.h): reads labelled questions, searches each, tallies top-1/top-3 per
+// component and fused, confusions, latency percentiles and confident answers; text and JSON.
 #include "kb/eval/evaluation.h"
 
 #include <fmt/format.h>

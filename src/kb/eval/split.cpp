@@ -1,3 +1,5 @@
+// `kb split` (split.h): a seeded split per label, refusing outputs that are the input or each
+// other, each written through a temporary file.
 #include "kb/eval/split.h"
 
 #include <cmath>

@@ -1,3 +1,5 @@
+// BM25 (bm25_index.h): postings per term built once, function words weighted down, documents
+// scored term by term and the best k returned.
 #include "kb/index/bm25_index.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Nearest vectors (dense_index.h): an exact scan below the limit, hnswlib's HNSW above it, and a
+// saved graph checked (header, labels, links) before hnswlib trusts it.
 #include "kb/index/dense_index.h"
 
 #include <hnswlib/hnswlib.h>

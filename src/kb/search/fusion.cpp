@@ -1,3 +1,5 @@
+// Fusion (fusion.h): the candidates ranked by their weighted features (or one component's), the
+// calibrated confidence of the first, default weights.
 #include "kb/search/fusion.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The retriever (retriever.h): component names, and score(), where BM25, the classifiers and the
+// encoder each propose candidate entries with their features in [0, 1].
 #include "kb/search/retriever.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Snippets (snippet.h): the matching question, or the answer's sentence sharing the most terms
+// with the question, as plain text cut on a character boundary.
 #include "kb/search/snippet.h"
 
 #include <set>

@@ -1,3 +1,5 @@
+// Analyzing the corpus (corpus.h): every document's BM25 terms, classifier text and language;
+// vectors attached after checking they belong to these documents; a question's query.
 #include "kb/train/corpus.h"
 
 #include "kb/analyze/language.h"

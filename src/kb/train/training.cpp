@@ -1,3 +1,5 @@
+// Training (training.h): fastText and the head over a subset of the documents, the settings
+// chosen on the dev split, cross-fitted scores of every fold, and the retriever's parts.
 #include "kb/train/training.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The answer access log (answer_access_log.h): counts buffered per key, appended as "key count"
+// lines, read back and ranked for hottest(), and compacted to the most used keys when too large.
 #include "store/cache/answer_access_log.h"
 
 #include <algorithm>

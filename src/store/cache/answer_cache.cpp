@@ -1,3 +1,6 @@
+// The answer cache's parts (answer_cache.h): question normalization, the SHA-256 key, the
+// MessagePack form of a cached answer (a value that does not decode is a miss), the Redis L2 and
+// prewarm.
 #include "store/cache/answer_cache.h"
 
 #include <openssl/sha.h>

@@ -1,3 +1,4 @@
+// The upstream engine's SSE parser: events split across arbitrary chunks come out whole.
 #include "engine/upstream/sse_parser.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// The text analyzer (folding, punctuation, stemming, Chinese bigrams and dictionary words,
+// invalid UTF-8) and language detection by script and function words.
 #include "kb/analyze/text_analyzer.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// `kb split`: stratified per label and deterministic, bad input refused, never overwriting its
+// input or losing a part.
 #include "kb/eval/split.h"
 
 #include <gtest/gtest.h>

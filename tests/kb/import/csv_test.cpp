@@ -1,3 +1,5 @@
+// The strict CSV reader: quoted fields with commas, quotes and newlines, CRLF, BOM and blank lines,
+// errors naming file and line, formatted rows reading back, repeated columns and NUL bytes refused.
 #include "kb/import/csv.h"
 
 #include <gtest/gtest.h>

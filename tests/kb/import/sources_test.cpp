@@ -1,3 +1,6 @@
+// Parsing sources: Markdown entries per heading, FAQ CSV variants, FAQ JSON and JSON Lines,
+// labelled questions as intents, merging (labels attach, duplicate ids name both places), every
+// problem naming its file and line.
 #include "kb/import/sources.h"
 
 #include <gtest/gtest.h>

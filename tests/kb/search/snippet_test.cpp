@@ -1,3 +1,5 @@
+// Snippets: the passage sharing the most terms with the question, as plain text, shortened on a
+// character boundary.
 #include "kb/search/snippet.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,6 @@
+// The exact answer cache's parts without Redis: question normalization and keys, the TtlLru L1
+// (expiry, LRU bound, per-entry TTL, many threads), and the access log's hottest keys surviving a
+// restart, compaction and a torn last line.
 #include "store/cache/answer_cache.h"
 
 #include <gtest/gtest.h>
