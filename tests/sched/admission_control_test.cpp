@@ -1,3 +1,6 @@
+// Admission control: full class queues and unreachable deadlines refused, free slots shared by
+// arrivals, the service rate measured without bursts, idle spells or cold starts inflating it,
+// higher classes and aging in the wait and Retry-After; the token-bucket rate limits.
 #include "sched/admission_control.h"
 
 #include <gtest/gtest.h>
