@@ -178,16 +178,13 @@ Status write_manifest(const std::string& path, const Manifest& m) {
   return write_file_atomically(path, json::serialize(root) + "\n");
 }
 
-Result<Manifest> read_manifest(const std::string& path) {
-  auto text = read_text_file(path);
-  if (!text) return text.error();
-  boost::system::error_code ec;
-  json::value document = json::parse(*text, ec);
-  if (ec || !document.is_object()) {
-    return Error::make(ErrorCode::kCorrupt, path + ": not a JSON object (" + ec.message() + ")");
-  }
-  JsonReader root(document.as_object(), path);
-  Manifest m;
+namespace {
+
+// read_manifest's sections, in the file's order; each reads its keys of `root` into `m` and
+// fails naming the file and the key.
+using ManifestSection = Status (*)(const JsonReader& root, const std::string& path, Manifest& m);
+
+Status read_identity(const JsonReader& root, const std::string& path, Manifest& m) {
   std::string format;
   KB_READ(format, root.string("format"));
   if (format != "supportd-kb") {
@@ -203,6 +200,10 @@ Result<Manifest> read_manifest(const std::string& path) {
   KB_READ(m.generation, root.integer("generation"));
   KB_READ(m.version, root.string("version"));
   KB_READ(m.created, root.string("created"));
+  return {};
+}
+
+Status read_sources(const JsonReader& root, const std::string& path, Manifest& m) {
   const json::array* sources = nullptr;
   KB_READ(sources, root.array("sources"));
   for (const json::value& value : *sources) {
@@ -217,6 +218,10 @@ Result<Manifest> read_manifest(const std::string& path) {
   }
   KB_READ(m.entries, root.integer("entries"));
   KB_READ(m.documents, root.integer("documents"));
+  return {};
+}
+
+Status read_bm25(const JsonReader& root, const std::string& /*path*/, Manifest& m) {
   JsonReader bm25 = root;
   KB_READ(bm25, root.object("bm25"));
   JsonReader analyzer = root;
@@ -229,8 +234,13 @@ Result<Manifest> read_manifest(const std::string& path) {
   m.bm25_b = static_cast<float>(number);
   KB_READ(number, bm25.number("function_word_weight"));
   m.bm25_function_word_weight = static_cast<float>(number);
+  return {};
+}
+
+Status read_classifier(const JsonReader& root, const std::string& path, Manifest& m) {
   JsonReader classifier = root;
   KB_READ(classifier, root.object("classifier"));
+  JsonReader analyzer = root;
   KB_READ(analyzer, classifier.object("analyzer"));
   KB_READ(m.classifier_analyzer, analyzer_from(analyzer));
   const json::array* models = nullptr;
@@ -249,6 +259,10 @@ Result<Manifest> read_manifest(const std::string& path) {
     KB_READ(cp.seed, model.integer("seed"));
     m.classifiers.push_back(cp);
   }
+  return {};
+}
+
+Status read_vectors_and_head(const JsonReader& root, const std::string& /*path*/, Manifest& m) {
   JsonReader vectors = root;
   KB_READ(vectors, root.object("vectors"));
   KB_READ(m.encoder, vectors.string("encoder"));
@@ -263,6 +277,10 @@ Result<Manifest> read_manifest(const std::string& path) {
   KB_READ(m.head_params.l2, head.number("l2"));
   KB_READ(m.head_params.batch, head.integer("batch"));
   KB_READ(m.head_params.seed, head.integer("seed"));
+  return {};
+}
+
+Status read_fusion_and_dev(const JsonReader& root, const std::string& path, Manifest& m) {
   JsonReader fusion = root;
   KB_READ(fusion, root.object("fusion"));
   JsonReader model = root;
@@ -279,36 +297,65 @@ Result<Manifest> read_manifest(const std::string& path) {
   KB_READ(m.dev.lexical, accuracy_from(*list, path + ".dev"));
   KB_READ(list, dev.array("vectors"));
   KB_READ(m.dev.vectors, accuracy_from(*list, path + ".dev"));
-  if (const json::value* cache = root.find("semantic_cache"); cache && cache->is_object()) {
-    JsonReader c(cache->as_object(), path + ".semantic_cache");
-    SemanticCacheCalibration calibration;
-    KB_READ(calibration.threshold, c.number("threshold"));
-    KB_READ(calibration.wrong_hit_rate, c.number("wrong_hit_rate"));
-    KB_READ(calibration.hit_rate, c.number("hit_rate"));
-    KB_READ(calibration.target_wrong_rate, c.number("target_wrong_rate"));
-    KB_READ(calibration.questions, c.integer("questions"));
-    KB_READ(calibration.cached, c.integer("cached"));
-    m.semantic_cache = calibration;
-  }
+  return {};
+}
+
+// The semantic cache's calibration, when the import made one.
+Status read_semantic_cache(const JsonReader& root, const std::string& path, Manifest& m) {
+  const json::value* cache = root.find("semantic_cache");
+  if (!cache || !cache->is_object()) return {};
+  JsonReader c(cache->as_object(), path + ".semantic_cache");
+  SemanticCacheCalibration calibration;
+  KB_READ(calibration.threshold, c.number("threshold"));
+  KB_READ(calibration.wrong_hit_rate, c.number("wrong_hit_rate"));
+  KB_READ(calibration.hit_rate, c.number("hit_rate"));
+  KB_READ(calibration.target_wrong_rate, c.number("target_wrong_rate"));
+  KB_READ(calibration.questions, c.integer("questions"));
+  KB_READ(calibration.cached, c.integer("cached"));
+  m.semantic_cache = calibration;
+  return {};
+}
+
+// The notes, and the data files' records (absent in generations written before they were added).
+Status read_notes_and_files(const JsonReader& root, const std::string& path, Manifest& m) {
   const json::array* notes = nullptr;
   KB_READ(notes, root.array("notes"));
   for (const json::value& note : *notes) {
     if (note.is_string()) m.notes.emplace_back(note.as_string());
   }
-  if (root.find("files") != nullptr) {  // absent in generations written before it was added
-    const json::array* files = nullptr;
-    KB_READ(files, root.array("files"));
-    for (const json::value& value : *files) {
-      if (!value.is_object()) return Error::make(ErrorCode::kCorrupt, path + ": bad file record");
-      JsonReader f(value.as_object(), path + ".files");
-      FileRecord record;
-      KB_READ(record.name, f.string("name"));
-      KB_READ(record.bytes, f.integer64("bytes"));
-      KB_READ(record.fnv1a64, f.string("fnv1a64"));
-      if (record.name.empty() || record.name.find('/') != std::string::npos || record.bytes < 0)
-        return Error::make(ErrorCode::kCorrupt, path + ": bad file record '" + record.name + "'");
-      m.files.push_back(std::move(record));
-    }
+  if (root.find("files") == nullptr) return {};
+  const json::array* files = nullptr;
+  KB_READ(files, root.array("files"));
+  for (const json::value& value : *files) {
+    if (!value.is_object()) return Error::make(ErrorCode::kCorrupt, path + ": bad file record");
+    JsonReader f(value.as_object(), path + ".files");
+    FileRecord record;
+    KB_READ(record.name, f.string("name"));
+    KB_READ(record.bytes, f.integer64("bytes"));
+    KB_READ(record.fnv1a64, f.string("fnv1a64"));
+    if (record.name.empty() || record.name.find('/') != std::string::npos || record.bytes < 0)
+      return Error::make(ErrorCode::kCorrupt, path + ": bad file record '" + record.name + "'");
+    m.files.push_back(std::move(record));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Manifest> read_manifest(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  boost::system::error_code ec;
+  json::value document = json::parse(*text, ec);
+  if (ec || !document.is_object()) {
+    return Error::make(ErrorCode::kCorrupt, path + ": not a JSON object (" + ec.message() + ")");
+  }
+  const JsonReader root(document.as_object(), path);
+  Manifest m;
+  for (ManifestSection read :
+       {read_identity, read_sources, read_bm25, read_classifier, read_vectors_and_head,
+        read_fusion_and_dev, read_semantic_cache, read_notes_and_files}) {
+    if (Status status = read(root, path, m); !status) return status.error();
   }
   return m;
 }
