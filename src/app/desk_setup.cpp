@@ -11,7 +11,7 @@
 
 #include "desk/demo_knowledge.h"
 #include "encoder/sentence_encoder.h"
-#include "kb/embedder.h"
+#include "kb/analyze/embedder.h"
 
 namespace supportd::app {
 namespace fs = std::filesystem;

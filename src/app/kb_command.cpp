@@ -7,10 +7,10 @@
 #include <cstdio>
 
 #include "app/commands.h"
-#include "kb/evaluation.h"
-#include "kb/importer.h"
+#include "kb/eval/evaluation.h"
+#include "kb/eval/split.h"
+#include "kb/import/importer.h"
 #include "kb/knowledge_base.h"
-#include "kb/split.h"
 
 namespace supportd::app {
 namespace {

@@ -1,3 +1,5 @@
+// Open-loop arrival times (arrivals.h): exponential gaps for a Poisson rate, or a trace file's
+// lines read strictly (TIME_S[,PROMPT_TOKENS[,OUTPUT_TOKENS[,PRIORITY]]], errors naming file:line).
 #include "bench/arrivals.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,5 @@
+// `bench --compare` (compare.h): loads two JSON reports, refuses anything that is not a version-1
+// report of ours (naming the file), and prints each headline figure of A and B with the ratio B/A.
 #include "bench/compare.h"
 
 #include <fmt/format.h>

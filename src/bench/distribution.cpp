@@ -1,3 +1,5 @@
+// Workload distributions (distribution.h): N, uniform:A-B, normal:MEAN,STD or exp:MEAN parsed
+// with errors naming the flag, sampled from the caller's engine, and described for reports.
 #include "bench/distribution.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,6 @@
+// The load tester's HTTP client (http_client.h): one streamed completion per stream() call, in
+// steps (send: connect or reuse, write, read the header; receive: the body's events as they
+// arrive; finish: the outcome and the connection back to the idle pool), and the side GETs.
 #include "bench/http_client.h"
 
 #include <fmt/format.h>
@@ -84,17 +87,45 @@ void HttpClient::close() {
   idle_.clear();
 }
 
-net::awaitable<void> HttpClient::stream(const HttpRequestParts& parts, Clock::time_point start,
-                                        Clock::time_point sent, RequestResult& r) {
-  const auto deadline = sent + request_timeout_;
-  auto now_s = [start] { return seconds_between(start, Clock::now()); };
-  auto fail = [&](std::string kind, const boost::system::error_code& ec) {
-    r.outcome = Outcome::kError;
-    r.kind = interrupted_ ? "interrupted" : std::move(kind);
-    r.detail = ec.message();
-    r.end_s = now_s();
-  };
+// One stream() call: the request, its connection (tracked in active_ while it is used, so
+// interrupt() can close it), and what the response brought so far.
+struct HttpClient::Exchange {
+  using Parser = bhttp::response_parser<bhttp::buffer_body>;
 
+  Exchange(HttpClient& client, bhttp::request<bhttp::string_body> request, Clock::time_point start,
+           Clock::time_point sent)
+      : client(client),
+        request(std::move(request)),
+        start(start),
+        sent(sent),
+        deadline(sent + client.request_timeout_) {}
+  ~Exchange() {  // the connection leaves active_ however the coroutine ends
+    if (stream) client.active_.erase(stream.get());
+  }
+
+  double now_s() const { return seconds_between(start, Clock::now()); }
+  // Marks `result` failed with `kind` ("interrupted" after interrupt()), ending now.
+  void fail(RequestResult& result, std::string kind, const boost::system::error_code& ec) const {
+    result.outcome = Outcome::kError;
+    result.kind = client.interrupted_ ? "interrupted" : std::move(kind);
+    result.detail = ec.message();
+    result.end_s = now_s();
+  }
+
+  HttpClient& client;
+  bhttp::request<bhttp::string_body> request;
+  const Clock::time_point start, sent, deadline;
+  std::unique_ptr<Stream> stream;
+  beast::flat_buffer buffer;
+  std::optional<Parser> parser;
+  StreamReader reader;
+  std::string error_body;  // a non-200 answer's first bytes
+  bool done_seen = false;  // [DONE] arrived
+  boost::system::error_code read_error;
+};
+
+net::awaitable<void> HttpClient::stream(const HttpRequestParts& parts, Clock::time_point start,
+                                        Clock::time_point sent, RequestResult& result) {
   bhttp::request<bhttp::string_body> request{bhttp::verb::post, target_.path(parts.path), 11};
   request.set(bhttp::field::host, host_header_);
   request.set(bhttp::field::user_agent, "supportd-bench");
@@ -104,123 +135,123 @@ net::awaitable<void> HttpClient::stream(const HttpRequestParts& parts, Clock::ti
   request.body() = parts.body;
   request.prepare_payload();
 
-  std::unique_ptr<Stream> stream;
+  Exchange exchange(*this, std::move(request), start, sent);
+  if (!co_await send(exchange, result)) co_return;
+  co_await receive(exchange, result);
+  finish(exchange, result);
+}
+
+net::awaitable<bool> HttpClient::send(Exchange& x, RequestResult& result) {
   bool reused = false;
   if (!idle_.empty()) {
-    stream = std::move(idle_.back());
+    x.stream = std::move(idle_.back());
     idle_.pop_back();
     reused = true;
   }
-  struct Untrack {  // the connection leaves active_ however this coroutine ends
-    std::unordered_set<Stream*>& active;
-    std::unique_ptr<Stream>& stream;
-    ~Untrack() {
-      if (stream) active.erase(stream.get());
-    }
-  } untrack{active_, stream};
-
-  beast::flat_buffer buffer;
-  std::optional<bhttp::response_parser<bhttp::buffer_body>> parser;
   for (;;) {
-    if (!stream) {
-      stream = std::make_unique<Stream>(io_);
-      active_.insert(stream.get());
-      stream->expires_at(std::min(deadline, Clock::now() + connect_timeout_));
-      auto [cec, endpoint] = co_await stream->async_connect(endpoints_, as_tuple(use_awaitable));
+    if (!x.stream) {
+      x.stream = std::make_unique<Stream>(io_);
+      active_.insert(x.stream.get());
+      x.stream->expires_at(std::min(x.deadline, Clock::now() + connect_timeout_));
+      auto [cec, endpoint] = co_await x.stream->async_connect(endpoints_, as_tuple(use_awaitable));
       if (cec) {
-        fail(socket_error_kind(cec, true), cec);
-        co_return;
+        x.fail(result, socket_error_kind(cec, true), cec);
+        co_return false;
       }
       boost::system::error_code ignored;
-      stream->socket().set_option(tcp::no_delay(true), ignored);
+      x.stream->socket().set_option(tcp::no_delay(true), ignored);
     } else {
-      active_.insert(stream.get());
+      active_.insert(x.stream.get());
     }
-    stream->expires_at(deadline);
-    auto [wec, written] = co_await bhttp::async_write(*stream, request, as_tuple(use_awaitable));
+    x.stream->expires_at(x.deadline);
+    auto [wec, written] =
+        co_await bhttp::async_write(*x.stream, x.request, as_tuple(use_awaitable));
     boost::system::error_code ec = wec;
     if (!ec) {
-      parser.emplace();
-      parser->body_limit(boost::none);
-      buffer.clear();
-      auto [hec, header_bytes] =
-          co_await bhttp::async_read_header(*stream, buffer, *parser, as_tuple(use_awaitable));
+      x.parser.emplace();
+      x.parser->body_limit(boost::none);
+      x.buffer.clear();
+      auto [hec, header_bytes] = co_await bhttp::async_read_header(*x.stream, x.buffer, *x.parser,
+                                                                   as_tuple(use_awaitable));
       if (!hec) break;
       ec = hec;
     }
     // A kept-alive connection the server closed meanwhile: retry once on a fresh one.
     if (reused && !interrupted_ && ec != beast::error::timeout) {
-      active_.erase(stream.get());
-      stream.reset();
+      active_.erase(x.stream.get());
+      x.stream.reset();
       reused = false;
       continue;
     }
-    fail(socket_error_kind(ec, false), ec);
-    co_return;
+    x.fail(result, socket_error_kind(ec, false), ec);
+    co_return false;
   }
+  result.header_s = x.now_s();
+  result.status = static_cast<int>(x.parser->get().result_int());
+  const auto& header = x.parser->get();
+  if (const auto it = header.find(bhttp::field::retry_after); it != header.end())
+    result.retry_after_s = parse_retry_after(it->value());
+  co_return true;
+}
 
-  r.header_s = now_s();
-  r.status = static_cast<int>(parser->get().result_int());
-  if (const auto it = parser->get().find(bhttp::field::retry_after); it != parser->get().end())
-    r.retry_after_s = parse_retry_after(it->value());
-
+net::awaitable<void> HttpClient::receive(Exchange& x, RequestResult& result) {
   engine::upstream::SseParser events;
-  StreamReader reader;
-  std::string error_body;
-  bool done_seen = false;
-  boost::system::error_code ec;
   char chunk[16384];
-  while (!parser->is_done()) {
-    parser->get().body().data = chunk;
-    parser->get().body().size = sizeof(chunk);
+  while (!x.parser->is_done()) {
+    x.parser->get().body().data = chunk;
+    x.parser->get().body().size = sizeof(chunk);
     auto [rec, n] =
-        co_await bhttp::async_read_some(*stream, buffer, *parser, as_tuple(use_awaitable));
+        co_await bhttp::async_read_some(*x.stream, x.buffer, *x.parser, as_tuple(use_awaitable));
     if (rec == bhttp::error::need_buffer) rec = {};
-    const std::size_t got = sizeof(chunk) - parser->get().body().size;
-    if (got > 0 && r.status != 200 && error_body.size() < kErrorBodyLimit) {
-      error_body.append(chunk, got);
-    } else if (got > 0 && r.status == 200) {
-      const auto offset = static_cast<float>(seconds_between(sent, Clock::now()));
+    const std::size_t got = sizeof(chunk) - x.parser->get().body().size;
+    if (got > 0 && result.status != 200 && x.error_body.size() < kErrorBodyLimit) {
+      x.error_body.append(chunk, got);
+    } else if (got > 0 && result.status == 200) {
+      const auto offset = static_cast<float>(seconds_between(x.sent, Clock::now()));
       for (const std::string& data : events.feed(std::string_view(chunk, got))) {
-        const std::size_t before = reader.token_times().size();
-        reader.on_event(data, offset);
-        token_events_ += static_cast<std::int64_t>(reader.token_times().size() - before);
-        if (reader.done() && !done_seen) {
-          done_seen = true;
-          r.end_s = now_s();
-          stream->expires_after(std::chrono::seconds(1));  // only the message's end is left
+        const std::size_t before = x.reader.token_times().size();
+        x.reader.on_event(data, offset);
+        token_events_ += static_cast<std::int64_t>(x.reader.token_times().size() - before);
+        if (x.reader.done() && !x.done_seen) {
+          x.done_seen = true;
+          result.end_s = x.now_s();
+          x.stream->expires_after(std::chrono::seconds(1));  // only the message's end is left
         }
       }
     }
     if (rec) {
-      ec = rec;
+      x.read_error = rec;
       break;
     }
   }
+}
 
-  if (r.status == 200) {
-    r.prompt_tokens = reader.prompt_tokens();
-    r.completion_tokens = reader.completion_tokens();
-    r.cached_tokens = reader.cached_tokens();
-    r.token_s = reader.take_token_times();
-    if (reader.failed()) {
-      r.outcome = Outcome::kError;
-      r.kind = reader.failure();
-    } else if (done_seen) {
-      r.outcome = Outcome::kOk;
+void HttpClient::finish(Exchange& x, RequestResult& result) {
+  if (result.status == 200) {
+    result.prompt_tokens = x.reader.prompt_tokens();
+    result.completion_tokens = x.reader.completion_tokens();
+    result.cached_tokens = x.reader.cached_tokens();
+    result.token_s = x.reader.take_token_times();
+    if (x.reader.failed()) {
+      result.outcome = Outcome::kError;
+      result.kind = x.reader.failure();
+    } else if (x.done_seen) {
+      result.outcome = Outcome::kOk;
     } else {
-      fail(ec == beast::error::timeout ? "timeout" : "incomplete_stream", ec);
+      x.fail(result, x.read_error == beast::error::timeout ? "timeout" : "incomplete_stream",
+             x.read_error);
     }
-    if (!done_seen) r.end_s = now_s();
+    if (!x.done_seen) result.end_s = x.now_s();
   } else {
-    r.end_s = now_s();
-    r.kind = response_kind(r.status, error_body);
-    r.outcome = r.status == 429 || r.status == 503 ? Outcome::kRejected : Outcome::kError;
-    r.detail = error_body.substr(0, 300);
+    result.end_s = x.now_s();
+    result.kind = response_kind(result.status, x.error_body);
+    result.outcome =
+        result.status == 429 || result.status == 503 ? Outcome::kRejected : Outcome::kError;
+    result.detail = x.error_body.substr(0, 300);
   }
-  if (!ec && parser->is_done() && parser->keep_alive() && !interrupted_ && !closed_) {
-    active_.erase(stream.get());
-    idle_.push_back(std::move(stream));
+  if (!x.read_error && x.parser->is_done() && x.parser->keep_alive() && !interrupted_ && !closed_) {
+    active_.erase(x.stream.get());
+    idle_.push_back(std::move(x.stream));
   }
 }
 

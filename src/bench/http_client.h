@@ -62,6 +62,17 @@ class HttpClient {
 
  private:
   using Stream = boost::beast::tcp_stream;
+  struct Exchange;  // one stream() call's connection, buffer and response (http_client.cpp)
+
+  // stream()'s steps. send: a connection (an idle one, else a new one), the request written
+  // and the response's header read; a kept-alive connection the server closed meanwhile is
+  // retried once on a fresh one; false, with `result` failed, when no header came.
+  boost::asio::awaitable<bool> send(Exchange& exchange, RequestResult& result);
+  // receive: the body as it arrives, a 200's events into token times (and the end time at
+  // [DONE]), another status's first bytes kept for its kind.
+  boost::asio::awaitable<void> receive(Exchange& exchange, RequestResult& result);
+  // finish: the outcome from what was read; the connection back to idle_ when reusable.
+  void finish(Exchange& exchange, RequestResult& result);
 
   boost::asio::io_context& io_;
   const Target target_;

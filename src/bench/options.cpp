@@ -1,3 +1,5 @@
+// validate() (options.h): every flag's range and the checks that need several at once (the load
+// mode's own flags, the trace file read), each error naming the flag; 100 requests by default.
 #include "bench/options.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,5 @@
+// The progress line (progress_line.h): redrawn with a carriage return and cleared on finish, only
+// when stderr is a terminal.
 #include "bench/progress_line.h"
 
 #include <sys/ioctl.h>

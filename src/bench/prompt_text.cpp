@@ -1,3 +1,5 @@
+// The word list and the prompt builder (prompt_text.h): every word one token in the common
+// vocabularies, drawn with a seeded generator.
 #include "bench/prompt_text.h"
 
 #include <array>

@@ -1,3 +1,6 @@
+// From a run's raw record to its numbers (report.h): per-class samples and percentiles,
+// throughput and goodput over the measured window, the steady-decode window, the per-second
+// timeline.
 #include "bench/report.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The HTML report (report_html.h): the text summary in a <pre>, then latency CDFs and per-second
+// charts drawn with svg_chart.h.
 #include "bench/report_html.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The JSON report (report_json.h): the fields in a fixed order, numbers rounded, null for empty
+// percentiles, pretty-printed with arrays of plain values kept on one line.
 #include "bench/report_json.h"
 
 #include <boost/json.hpp>

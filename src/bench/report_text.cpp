@@ -1,3 +1,5 @@
+// The terminal report (report_text.h): the header with totals, one column per priority class,
+// rejections and errors by kind, the steady-decode rate.
 #include "bench/report_text.h"
 
 #include <fmt/format.h>

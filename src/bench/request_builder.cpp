@@ -1,3 +1,4 @@
+// The body and headers of one benchmark request (request_builder.h).
 #include "bench/request_builder.h"
 
 #include <boost/json.hpp>

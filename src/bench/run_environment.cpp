@@ -1,3 +1,5 @@
+// The process around a run (run_environment.h): the descriptor limit, the client's own CPU time
+// and peak RSS, the UTC start time.
 #include "bench/run_environment.h"
 
 #include <sys/resource.h>

@@ -1,3 +1,6 @@
+// The benchmark run (runner.h): the Runner class drives closed-loop users or open-loop arrivals on
+// one Asio thread, bounds the run (requests, duration, max time, SIGINT), polls the server's
+// queue, samples the client's state and draws the progress line.
 #include "bench/runner.h"
 
 #include <fmt/format.h>

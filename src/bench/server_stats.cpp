@@ -1,3 +1,5 @@
+// Reading the server's queue (server_stats.h) from supportd's /v1/stats JSON or from Prometheus
+// text (llama-server's and vLLM's gauges).
 #include "bench/server_stats.h"
 
 #include <boost/json.hpp>

@@ -1,3 +1,5 @@
+// Reading a streamed completion's SSE payloads into token times, usage and failures, and the
+// other answers the load tester interprets (stream_reader.h).
 #include "bench/stream_reader.h"
 
 #include <boost/json.hpp>

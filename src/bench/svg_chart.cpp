@@ -1,3 +1,5 @@
+// SVG line charts for the HTML report (svg_chart.h): axes with nice ticks, linear or log x,
+// series, legend and marker, text escaped.
 #include "bench/svg_chart.h"
 
 #include <fmt/format.h>

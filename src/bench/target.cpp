@@ -1,3 +1,5 @@
+// Parsing the target URL (target.h): http:// only (https and credentials refused with a hint),
+// host (IPv6 in brackets), port, path prefix.
 #include "bench/target.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The token log (token_log.h): written through a temporary file so a failed write keeps an older
+// log whole, and read back to compute the steady-decode rate.
 #include "bench/token_log.h"
 
 #include <fmt/format.h>

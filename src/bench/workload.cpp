@@ -1,3 +1,5 @@
+// The workload (workload.h): presets, priority mixes and tenant weights parsed from flags, and
+// request i drawn from independent seeded streams so it is the same in every run.
 #include "bench/workload.h"
 
 #include <fmt/format.h>

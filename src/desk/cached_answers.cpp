@@ -1,7 +1,7 @@
 // The desk's one answer-cache lookup over L1, L2 and the semantic cache (see cached_answers.h).
 #include "desk/cached_answers.h"
 
-#include "store/answer_cache.h"
+#include "store/cache/answer_cache.h"
 
 namespace supportd::desk {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "desk/answer.h"
 #include "kb/knowledge_base.h"
-#include "kb/semantic_cache.h"
+#include "store/cache/semantic_cache.h"
 #include "store/open_stores.h"
 
 namespace supportd::desk {
@@ -54,7 +54,7 @@ class CachedAnswers {
 
  private:
   store::Stores& stores_;
-  kb::SemanticCache semantic_;
+  store::SemanticCache semantic_;
 };
 
 }  // namespace supportd::desk

@@ -15,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/embedded.h"
-#include "kb/importer.h"
+#include "kb/import/importer.h"
 #include "kb/knowledge_base.h"
 
 SUPPORTD_EMBEDDED_DIRECTORY(demo_knowledge_files)

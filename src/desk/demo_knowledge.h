@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/status.h"
-#include "kb/embedder.h"
-#include "kb/manifest.h"
+#include "kb/analyze/embedder.h"
+#include "kb/files/manifest.h"
 
 namespace supportd::desk {
 

@@ -11,8 +11,8 @@
 #include "desk/stage_timer.h"
 #include "desk/turn/turn.h"
 #include "filter/pii_masker.h"
-#include "kb/language.h"
-#include "store/answer_cache.h"
+#include "kb/analyze/language.h"
+#include "store/cache/answer_cache.h"
 
 namespace supportd::desk {
 namespace json = boost::json;

@@ -1,7 +1,7 @@
 // The exact-FAQ index (see faq_index.h).
 #include "desk/faq_index.h"
 
-#include "store/answer_cache.h"
+#include "store/cache/answer_cache.h"
 
 namespace supportd::desk {
 

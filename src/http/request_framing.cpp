@@ -1,3 +1,5 @@
+// The checks of request_framing.h: a head complete (or broken by a bare LF), folded header
+// lines, and the framing rules (one way to the body's end, exactly one Host) refused as 400s.
 #include "http/request_framing.h"
 
 #include <boost/beast/http/field.hpp>

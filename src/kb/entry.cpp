@@ -1,3 +1,5 @@
+// Entry kinds by name, and the documents derived from entries (each question, the title when it
+// is not a question, title + answer): what the indexes see.
 #include "kb/entry.h"
 
 namespace supportd::kb {

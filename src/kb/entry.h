@@ -1,5 +1,5 @@
-// The knowledge base's content: entries (what search returns) and the documents derived from
-// them (what the indexes see). Plain data; copying is safe.
+// The knowledge base's content: entries (what search returns), the documents derived from
+// them (what the indexes see) and the documents' vectors. Plain data; copying is safe.
 #pragma once
 
 #include <string>
@@ -58,5 +58,14 @@ struct Document {
 // Every entry's documents: its questions, its title when it is not one of them, then (when it
 // has an answer) title and answer together.
 std::vector<Document> derive_documents(const std::vector<Entry>& entries);
+
+// Sentence vectors of some documents (those the embedder takes): rows of `dimensions` floats
+// and the document each row belongs to. Made at import, stored as vectors.bin.
+struct StoredVectors {
+  int dimensions = 0;
+  int documents = 0;  // how many documents the knowledge base had
+  std::vector<int> document_of_row;
+  std::vector<float> values;
+};
 
 }  // namespace supportd::kb

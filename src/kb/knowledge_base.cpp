@@ -1,3 +1,6 @@
+// KnowledgeBase (knowledge_base.h): open() loads a generation (manifest, entries, classifiers,
+// vectors, head, graph; BM25 rebuilt), search() analyzes the question, lets every component
+// propose, fuses, calibrates and writes snippets.
 #include "kb/knowledge_base.h"
 
 #include <algorithm>
@@ -6,12 +9,11 @@
 
 #include "core/text.h"
 #include "core/utf8.h"
-#include "kb/corpus.h"
-#include "kb/fusion.h"
-#include "kb/language.h"
-#include "kb/snippet.h"
-#include "kb/sources.h"
-#include "kb/training.h"
+#include "kb/analyze/language.h"
+#include "kb/search/fusion.h"
+#include "kb/search/snippet.h"
+#include "kb/train/corpus.h"
+#include "kb/train/training.h"
 
 namespace supportd::kb {
 

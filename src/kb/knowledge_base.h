@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "core/status.h"
-#include "kb/embedder.h"
+#include "kb/analyze/embedder.h"
 #include "kb/entry.h"
-#include "kb/kb_files.h"
-#include "kb/semantic_cache.h"
+#include "kb/files/kb_files.h"
+#include "kb/train/semantic_cache_threshold.h"
 
 namespace supportd::kb {
 

@@ -1,6 +1,8 @@
+// Hot reload (live_knowledge_base.h): reload() opens the new live generation when CURRENT moved
+// and swaps it in under the lock; the watcher polls on its own thread.
 #include "kb/live_knowledge_base.h"
 
-#include "kb/kb_files.h"
+#include "kb/files/kb_files.h"
 
 namespace supportd::kb {
 

@@ -1,3 +1,5 @@
+// The Bloom filter (bloom_filter.h): sized from capacity and rate, k probes by double hashing of a
+// 64-bit hash, bits set and tested with relaxed atomics.
 #include "store/bloom_filter.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The circuit breaker (circuit_breaker.h): closed, open for a doubling backoff after each failure,
+// then one probe at a time.
 #include "store/circuit_breaker.h"
 
 #include <algorithm>

@@ -1,7 +1,15 @@
-// Internal to local_db*.cpp: how a sessions row is selected and read.
+// Internal to local_db*.cpp: how a sessions row is selected and read, and how a message row
+// is read and written, on whichever of LocalDb's connections the caller holds.
+// Thread-safety: as the SqliteDb passed in (its owner holds the connection's mutex).
 #pragma once
 
-#include "store/local_db.h"
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "store/local_session.h"
+#include "store/session_types.h"
 #include "store/sqlite_db.h"
 
 namespace supportd::store::local_db_rows {

@@ -1,3 +1,5 @@
+// open_stores (open_stores.h): checks the configuration, loads or creates the session secret,
+// opens the embedded or the tiered store, the Sessions in front of it, and the answer caches.
 #include "store/open_stores.h"
 
 #include <spdlog/spdlog.h>

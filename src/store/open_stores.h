@@ -10,8 +10,8 @@
 #include <string>
 
 #include "core/status.h"
-#include "store/answer_access_log.h"
-#include "store/answer_cache.h"
+#include "store/cache/answer_access_log.h"
+#include "store/cache/answer_cache.h"
 #include "store/sessions.h"
 
 namespace supportd::store {

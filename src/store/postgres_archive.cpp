@@ -1,3 +1,5 @@
+// The PostgreSQL archive (postgres_archive.h): one connection with a watchdog, prepared
+// statements, sessions and messages read and written in batches, behind a circuit breaker.
 #include "store/postgres_archive.h"
 
 #include <spdlog/spdlog.h>
@@ -11,6 +13,7 @@
 #include <unordered_map>
 
 #include "store/postgres_schema.h"
+#include "store/session_id.h"
 
 namespace supportd::store {
 namespace {

@@ -20,7 +20,7 @@
 
 #include "core/status.h"
 #include "store/circuit_breaker.h"
-#include "store/local_db.h"
+#include "store/local_session.h"
 #include "store/session_view.h"
 
 namespace supportd::store {

@@ -1,3 +1,5 @@
+// The PostgreSQL schema (postgres_schema.h): the migrations in order, applied once each under an
+// advisory lock.
 #include "store/postgres_schema.h"
 
 #include <iterator>

@@ -1,3 +1,5 @@
+// The Redis client (redis_client.h): hiredis connections with timeouts in a small pool, replies
+// converted to RedisReply, a broken connection dropped, the breaker consulted on every call.
 #include "store/redis_client.h"
 
 #include <hiredis.h>

@@ -1,3 +1,5 @@
+// A SessionView to MessagePack and back (session_codec.h), every element's type checked on
+// decode.
 #include "store/session_codec.h"
 
 #include <msgpack.hpp>

@@ -1,3 +1,5 @@
+// Session ids (session_id.h): base64url, the HMAC-SHA256 signature and its constant-time check,
+// the storage key, and the session secret loaded or created (mode 0600).
 #include "store/session_id.h"
 
 #include <fcntl.h>

@@ -1,3 +1,5 @@
+// The conversation's values (session_types.h): role and handoff names, the handoff transitions
+// allowed, a new message's checks, the unknown-session error.
 #include "store/session_types.h"
 
 #include <algorithm>

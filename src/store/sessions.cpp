@@ -1,3 +1,5 @@
+// Sessions (sessions.h): every call's id checked (format, HMAC, Bloom filter) before the store,
+// the filter rebuilt from the store at start (and in the background when the store is down).
 #include "store/sessions.h"
 
 #include <spdlog/spdlog.h>

@@ -1,3 +1,5 @@
+// The SQLite layer (sqlite_db.h): the connection opened in WAL mode, statements prepared once and
+// cached, binding, stepping and reading columns, transactions, errors as Status.
 #include "store/sqlite_db.h"
 
 #include <sqlite3.h>

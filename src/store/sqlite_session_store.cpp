@@ -1,3 +1,5 @@
+// The embedded store (sqlite_session_store.h): every SessionStore call on one LocalDb without the
+// journal's bookkeeping.
 #include "store/sqlite_session_store.h"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// The tiered store (tiered_session_store.h): opening it, per-session locks, and the SessionStore
+// calls (the journal acknowledges; Redis and PostgreSQL are kept in step in tiered_sync.cpp and
+// tiered_write_behind.cpp).
 #include "store/tiered_session_store.h"
 
 #include <spdlog/spdlog.h>

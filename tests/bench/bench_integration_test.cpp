@@ -2,7 +2,7 @@
 // tiny synthesized model): sane reports in closed and open loop, rejections and errors counted
 // by kind rather than hidden, 1000 streaming connections held at once, and the command line
 // (flags, files, exit codes) through the built binary. How the client times token events is
-// tested against a scripted SSE server, whose pacing does not depend on the engine's speed.
+// in token_timing_test.cpp.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -21,148 +21,15 @@
 #include <sstream>
 #include <thread>
 
-#include "api/access.h"
-#include "api/routes.h"
-#include "api/serving_metrics.h"
 #include "bench/prompt_text.h"
-#include "bench/report.h"
-#include "bench/runner.h"
-#include "engine/llama/llama_engine.h"
+#include "bench_fixture.h"
 #include "engine/llama/model.h"
-#include "http/server.h"
-#include "obs/metrics.h"
 #include "test_model.h"
 
 namespace supportd::bench {
 namespace {
 
 namespace json = boost::json;
-
-// supportd as `serve` wires it: engine, keys, metrics (/v1/stats), router, HTTP server.
-class InProcessServer {
- public:
-  InProcessServer(int parallel, std::array<int, 3> queue_limit, std::vector<api::ApiKey> keys) {
-    engine::llama::EngineOptions options;
-    options.model_path = testing::synthesized_model();
-    options.threads = 0;
-    options.context_cells = 32768;
-    options.parallel = parallel;
-    options.step_tokens = 2048;
-    options.admission.queue_limit = queue_limit;
-    // Waiting requests never age into a higher class: these tests measure the client, and a
-    // thousand queued requests must not turn into a preemption storm in the engine.
-    options.scheduling.aging = std::chrono::milliseconds(0);
-    auto created = engine::llama::LlamaEngine::create(options);
-    if (!created.ok()) throw std::runtime_error(created.error().message);
-    engine_ = std::move(created).value();
-    access_ = std::make_unique<api::Access>(std::move(keys));
-    metrics_ = std::make_unique<api::ServingMetrics>(registry_, *engine_);
-    services_ = api::Services{engine_.get(), access_.get(), metrics_.get()};
-    router_ = std::make_unique<http::Router>(api::make_router(services_));
-    http::ServerOptions server_options;
-    server_options.port = 0;
-    server_options.threads = 1;
-    server_ = std::make_unique<http::Server>(
-        server_options, [this](http::Request& r) { return router_->dispatch(r); });
-    if (!server_->start().ok()) throw std::runtime_error("cannot start the server");
-    for (int i = 0; i < 1000 && !engine_->ready(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ~InProcessServer() {
-    server_->stop();
-    engine_->shutdown();
-  }
-
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(server_->port()); }
-  http::Server& http() { return *server_; }
-  engine::llama::LlamaEngine& engine() { return *engine_; }
-
- private:
-  std::unique_ptr<engine::llama::LlamaEngine> engine_;
-  std::unique_ptr<api::Access> access_;
-  obs::Registry registry_;
-  std::unique_ptr<api::ServingMetrics> metrics_;
-  api::Services services_;
-  std::unique_ptr<http::Router> router_;
-  std::unique_ptr<http::Server> server_;
-};
-
-class BenchTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    std::vector<api::ApiKey> keys(2);
-    keys[0].key = "sk-acme";
-    keys[0].tenant = "acme";
-    keys[1].key = "sk-globex";
-    keys[1].tenant = "globex";
-    server_ = new InProcessServer(64, {0, 0, 0}, keys);
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-
-  // A small, quick workload against the shared server.
-  static BenchOptions small_run() {
-    BenchOptions o;
-    o.url = server_->url();
-    o.workload.prompt_tokens = Distribution::fixed(12);
-    o.workload.output_tokens = Distribution::fixed(6);
-    o.workload.tenants = {{"acme", "sk-acme", 1}, {"globex", "sk-globex", 1}};
-    o.request_timeout_s = 60;
-    o.progress = false;
-    return o;
-  }
-
-  static Report run(BenchOptions options) {
-    Status valid = validate(options);
-    EXPECT_TRUE(valid.ok()) << valid.error().message;
-    auto record = run_benchmark(options);
-    EXPECT_TRUE(record.ok()) << record.error().message;
-    if (!record.ok()) return {};
-    return build_report(*record, options);
-  }
-
-  static void expect_sane(const Report& r) {
-    EXPECT_EQ(r.ok + r.rejected + r.errors, r.requests);
-    std::int64_t by_class = 0;
-    for (int c = 0; c < kClassCount; ++c) {
-      const ClassReport& k = r.classes[static_cast<std::size_t>(c)];
-      EXPECT_EQ(k.ok + k.rejected + k.errors, k.requests) << class_name(c);
-      by_class += k.requests;
-    }
-    EXPECT_EQ(by_class, r.requests);
-    for (const ClassReport& k : r.classes) {
-      for (const obs::Percentiles* p : {&k.ttft_ms, &k.itl_ms, &k.tpot_ms, &k.e2e_ms}) {
-        if (p->count == 0) continue;
-        EXPECT_GE(p->p50, 0);
-        EXPECT_LE(p->p50, p->p90);
-        EXPECT_LE(p->p90, p->p95);
-        EXPECT_LE(p->p95, p->p99);
-        EXPECT_LE(p->p99, p->max);
-      }
-      if (k.ttft_ms.count > 0) {
-        EXPECT_LE(k.ttft_ms.max, k.e2e_ms.max);
-      }
-    }
-    if (r.ok > 0) {
-      EXPECT_GT(r.duration_s, 0);
-      EXPECT_GT(r.request_throughput, 0);
-      EXPECT_GT(r.output_token_throughput, 0);
-    }
-  }
-
-  static std::string describe(const std::map<std::string, std::int64_t>& kinds) {
-    std::string text;
-    for (const auto& [kind, count] : kinds)
-      text += kind + "=" + std::to_string(count) + " ";
-    return text;
-  }
-
-  static InProcessServer* server_;
-};
-
-InProcessServer* BenchTest::server_ = nullptr;
 
 TEST_F(BenchTest, ClosedLoopAgainstSupportdGivesASaneReport) {
   BenchOptions o = small_run();
@@ -209,109 +76,6 @@ TEST_F(BenchTest, OpenLoopPoissonSendsOnScheduleAndCompletes) {
   EXPECT_EQ(r.ok, 30);
   for (int c = 0; c < kClassCount; ++c)
     EXPECT_GT(r.classes[static_cast<std::size_t>(c)].requests, 0) << class_name(c);
-}
-
-// A server that answers every POST with a scripted SSE stream: each event in its own write, with
-// a pause before each, then [DONE] and the connection closed. It shows what the client does with
-// events that arrive one by one, whatever a real server's engine and writer happen to coalesce.
-class ScriptedSseServer {
- public:
-  ScriptedSseServer(int events, std::chrono::milliseconds pause) : events_(events), pause_(pause) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        ::listen(listener_, 8) != 0 ||
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      throw std::runtime_error("cannot listen on 127.0.0.1");
-    }
-    port_ = ntohs(address.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~ScriptedSseServer() {
-    stop_ = true;
-    thread_.join();
-    ::close(listener_);
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  void serve() {
-    while (!stop_) {
-      pollfd waiting{listener_, POLLIN, 0};
-      if (::poll(&waiting, 1, 50) <= 0) continue;
-      const int client = ::accept(listener_, nullptr, nullptr);
-      if (client < 0) continue;
-      answer(client);
-      ::close(client);
-    }
-  }
-  // Reads one request (headers, then Content-Length bytes of body) and streams the answer.
-  void answer(int client) {
-    std::string request;
-    char buffer[4096];
-    std::size_t needed = std::string::npos;
-    while (request.size() < needed) {
-      const ssize_t n = ::recv(client, buffer, sizeof(buffer), 0);
-      if (n <= 0) return;
-      request.append(buffer, static_cast<std::size_t>(n));
-      const std::size_t end = request.find("\r\n\r\n");
-      if (needed == std::string::npos && end != std::string::npos) {
-        std::size_t body = 0;
-        if (const std::size_t at = request.find("Content-Length: "); at != std::string::npos)
-          body = std::stoul(request.substr(at + 16));
-        needed = end + 4 + body;
-      }
-    }
-    auto send_all = [client](const std::string& text) {
-      return ::send(client, text.data(), text.size(), MSG_NOSIGNAL) ==
-             static_cast<ssize_t>(text.size());
-    };
-    if (!send_all(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"))
-      return;
-    for (int i = 0; i < events_ && !stop_; ++i) {
-      std::this_thread::sleep_for(pause_);
-      if (!send_all(R"(data: {"choices":[{"index":0,"delta":{"content":" word"}}]})"
-                    "\n\n"))
-        return;
-    }
-    send_all("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":" +
-             std::to_string(events_) + "}}\n\ndata: [DONE]\n\n");
-  }
-
-  const int events_;
-  const std::chrono::milliseconds pause_;
-  int listener_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
-TEST_F(BenchTest, TokensAreTimedAsTheyArriveNotInBatches) {
-  // 40 events, each written 20 ms after the last: a client that stamps every event when it is
-  // read sees 39 gaps, nearly all of them non-zero; one that buffered the body (or stamped the
-  // events after the stream ended) would see gaps of 0.
-  ScriptedSseServer server(40, std::chrono::milliseconds(20));
-  BenchOptions o;
-  o.url = server.url();
-  o.model = "scripted";
-  o.requests = 1;
-  o.poll_server = false;
-  o.progress = false;
-  o.workload.prompt_tokens = Distribution::fixed(12);
-  o.workload.output_tokens = Distribution::fixed(40);
-  ASSERT_TRUE(validate(o).ok());
-  auto record = run_benchmark(o);
-  ASSERT_TRUE(record.ok()) << record.error().message;
-  const Report r = build_report(*record, o);
-  ASSERT_EQ(r.ok, 1) << r.errors << " errors";
-  const ClassReport& all = r.classes[kAllClasses];
-  EXPECT_EQ(all.output_tokens, 40);
-  EXPECT_EQ(all.itl_ms.count, 39u);
-  EXPECT_GT(all.itl_ms.p50, 0);
 }
 
 TEST_F(BenchTest, ErrorsAreCountedByKindAndNothingHangs) {

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "encoder/sentence_encoder.h"
-#include "kb/importer.h"
+#include "kb/import/importer.h"
 #include "kb/knowledge_base.h"
 
 namespace supportd::desk {

@@ -1,3 +1,5 @@
+// The reference token ids and vectors of the original JavaScript encoder (written at set-up by
+// generate_reference.mjs), loaded once for the encoder's tests.
 #include "reference.h"
 
 #include <boost/json.hpp>

@@ -1,3 +1,6 @@
+// The input check on customer messages: refuse, mask and flag rules with their category and place,
+// case, width and compatibility variants, word boundaries for English but not for Chinese, scopes,
+// ill-formed bytes, one rule set shared by many threads.
 #include <string>
 #include <thread>
 #include <vector>

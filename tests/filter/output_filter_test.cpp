@@ -1,3 +1,6 @@
+// The streaming output filter: a refused word, Chinese term or regex is caught at every split of
+// the answer into pieces, masks likewise; only what could still match is held back; nothing after
+// a stop; input-only rules do not apply; each flag reported once.
 #include "filter/output_filter.h"
 
 #include <random>

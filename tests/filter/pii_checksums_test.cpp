@@ -1,3 +1,5 @@
+// The checksums that decide whether a number is PII: Luhn, card issuer prefixes and lengths, the
+// Chinese resident id's check digit.
 #include "filter/pii_checksums.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// The spdlog formatter that masks PII in log messages (not in the timestamp), and its clones.
 #include "filter/pii_log_formatter.h"
 
 #include <memory>

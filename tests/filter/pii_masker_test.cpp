@@ -1,3 +1,5 @@
+// PII masking: phones, e-mails, Luhn-valid cards and valid Chinese ids are masked; order numbers,
+// prices and dates stay; offsets refer to the original; any input gives valid UTF-8.
 #include "filter/pii_masker.h"
 
 #include <random>

@@ -1,3 +1,5 @@
+// Rule files: every form of rule line parses; syntax and pattern errors name the file and line;
+// a missing file is reported.
 #include "filter/rule_file.h"
 
 #include <cstdio>

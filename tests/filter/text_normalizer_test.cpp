@@ -1,3 +1,5 @@
+// The text normalizer the rules match on: case, width and compatibility folding with offsets back
+// to the original, streaming appends equal to the whole text, word-boundary scripts.
 #include "filter/text_normalizer.h"
 
 #include <string>

@@ -1,3 +1,5 @@
+// The in-process server of hostile_server.h: its echo, streaming and WebSocket routes and the
+// producer threads that write to them, recording what each did.
 #include "hostile_server.h"
 
 #include <gtest/gtest.h>

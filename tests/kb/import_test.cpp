@@ -7,8 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "kb/evaluation.h"
-#include "kb/importer.h"
+#include "kb/eval/evaluation.h"
+#include "kb/import/importer.h"
 #include "kb/knowledge_base.h"
 #include "kb/live_knowledge_base.h"
 #include "test_dir.h"

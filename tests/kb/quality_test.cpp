@@ -7,9 +7,9 @@
 #include <fstream>
 #include <map>
 
-#include "kb/csv.h"
-#include "kb/evaluation.h"
-#include "kb/importer.h"
+#include "kb/eval/evaluation.h"
+#include "kb/import/csv.h"
+#include "kb/import/importer.h"
 #include "kb/knowledge_base.h"
 #include "test_dir.h"
 

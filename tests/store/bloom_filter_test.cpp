@@ -1,3 +1,5 @@
+// The Bloom filter of issued session ids: sized by the standard formulas, never a false negative,
+// false positives near the target at capacity, clear, concurrent adds.
 #include "store/bloom_filter.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// The circuit breaker: closed allows all; a failure refuses until the backoff, then one probe;
+// the backoff doubles up to its maximum and resets on success.
 #include "store/circuit_breaker.h"
 
 #include <gtest/gtest.h>

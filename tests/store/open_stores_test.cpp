@@ -1,3 +1,5 @@
+// open_stores against real servers: SQLite without servers (surviving a restart), tiered with
+// Redis and PostgreSQL, Redis alone caching answers only, bad settings named.
 #include "store/open_stores.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// The MessagePack form of a session in Redis: round trips, every truncation and flipped byte
+// handled as corrupt (never a crash), metadata kept exactly, older copies without it decoded.
 #include "store/session_codec.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// Signed session ids: issued ids verify, every altered character and another secret, tenant or
+// user are refused, malformed ids and bad names are clear errors, the secret is made once.
 #include "store/session_id.h"
 
 #include <gtest/gtest.h>

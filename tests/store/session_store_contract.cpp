@@ -1,3 +1,6 @@
+// The SessionStore contract, one suite run against every implementation (sqlite_session_store_test
+// and tiered_session_store_test instantiate it): seq ids, history paging, metadata, handoff,
+// feedback, concurrency and restarts.
 #include "session_store_contract.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The conversation's values: role and handoff names round-trip, messages and CSAT are checked,
+// history ranges, the handoff transitions and the expected state that keeps two agents apart.
 #include "store/session_types.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// Sessions in front of a store: signed ids work, malformed, forged and never-issued ids never
+// reach the store, the Bloom filter is rebuilt at start, shared-store mode.
 #include "store/sessions.h"
 
 #include <gtest/gtest.h>

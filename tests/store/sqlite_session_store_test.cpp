@@ -1,3 +1,5 @@
+// The embedded SQLite store: the contract suite, WAL mode, clear errors for a file that is not a
+// database and an unwritable directory, sync_every_commit, migration of files without metadata.
 #include "store/sqlite_session_store.h"
 
 #include <gtest/gtest.h>

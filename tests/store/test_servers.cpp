@@ -1,3 +1,5 @@
+// Redis and PostgreSQL servers the fault tests start, kill, pause and restart themselves (on free
+// loopback ports, PostgreSQL's data directory copied from an initdb template made once).
 #include "test_servers.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,5 @@
+// A blocking HTTP/1.1 client over a plain socket for tests: requests with a deadline, responses
+// read whole or piece by piece, SSE data lines, a peer's close noticed.
 #include "http_client.h"
 
 #include <arpa/inet.h>

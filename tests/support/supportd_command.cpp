@@ -1,3 +1,4 @@
+// Runs the built supportd binary with arguments and collects its exit code, stdout and stderr.
 #include "supportd_command.h"
 
 #include <fcntl.h>

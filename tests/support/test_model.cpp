@@ -1,3 +1,5 @@
+// The synthesized test models: made once per preset and type into build/test-data (written
+// under a temporary name and renamed, so concurrent tests end with one whole file) and reused.
 #include "test_model.h"
 
 #include <unistd.h>

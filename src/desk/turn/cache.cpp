@@ -2,7 +2,7 @@
 // cache, for one close enough in meaning), with this knowledge base. Keeps the cache key and
 // the question's embedding for retrieval and postprocess.
 #include "desk/turn/turn.h"
-#include "store/answer_cache.h"
+#include "store/cache/answer_cache.h"
 
 namespace supportd::desk {
 

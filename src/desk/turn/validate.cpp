@@ -2,7 +2,7 @@
 // text is one the desk takes (UTF-8, not blank, no NUL, not too long); the question's language.
 #include "desk/intake.h"
 #include "desk/turn/turn.h"
-#include "kb/language.h"
+#include "kb/analyze/language.h"
 
 namespace supportd::desk {
 
