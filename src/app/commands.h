@@ -13,5 +13,6 @@ void add_serve_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_encoder_command(CLI::App& app, int& exit_code);
 void add_kb_command(CLI::App& app, int& exit_code);
+void add_anomaly_command(CLI::App& app, int& exit_code);
 
 }  // namespace supportd::app
