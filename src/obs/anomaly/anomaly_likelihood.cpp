@@ -42,6 +42,14 @@ double AnomalyLikelihood::update(double raw) {
     sum_squares_ -= means_.front() * means_.front();
     means_.pop_front();
   }
+  if (++since_recount_ >= options_.history) {
+    since_recount_ = 0;
+    sum_ = sum_squares_ = 0;
+    for (double mean : means_) {
+      sum_ += mean;
+      sum_squares_ += mean * mean;
+    }
+  }
   const double score = -std::log10(std::max(tail_, 1e-300)) / options_.decades;
   return std::clamp(score, 0.0, 1.0);
 }

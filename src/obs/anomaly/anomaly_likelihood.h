@@ -28,12 +28,16 @@ class AnomalyLikelihood {
   // The tail probability behind the last score (1 while learning).
   double tail_probability() const { return tail_; }
 
+  // Whether enough history has been seen to score (until then update returns 0).
+  bool ready() const { return means_.size() >= options_.min_history; }
+
  private:
   LikelihoodOptions options_;
   std::deque<double> recent_;  // the last `average` raw scores
   double recent_sum_ = 0;
-  std::deque<double> means_;  // past short means, the oldest first
-  double sum_ = 0, sum_squares_ = 0;
+  std::deque<double> means_;          // past short means, the oldest first
+  double sum_ = 0, sum_squares_ = 0;  // of means_, recomputed now and then against drift
+  std::size_t since_recount_ = 0;
   double tail_ = 1;
 };
 

@@ -30,10 +30,11 @@ double average_path_length(double n);
 class IsolationTree {
  public:
   // Builds the tree on `points` (row-major, `dimensions` values per point) taking the rows
-  // listed in `sample`; `height_limit` bounds the depth. REQUIRES: dimensions > 0, every listed
-  // row exists.
+  // listed in `rows` (reordered in place); `height_limit` bounds the depth. Keeps no reference
+  // to its arguments. REQUIRES: 0 < dimensions < 32768, 0 < height_limit <= 15,
+  // rows.size() < 65536, every listed row exists.
   IsolationTree(std::span<const double> points, std::size_t dimensions,
-                std::vector<std::uint32_t> sample, int height_limit, Random& random);
+                std::span<std::uint32_t> rows, int height_limit, Random& random);
 
   // The expected number of splits that isolate `point` (`dimensions` values), plus c(n) for
   // the n sample points still sharing its leaf. Where the point lies outside the box of the
@@ -46,21 +47,23 @@ class IsolationTree {
   std::size_t sample_size() const { return sample_size_; }
 
  private:
+  // 16 bytes: trees stay small (a signal keeps ~100 of them).
   struct Node {
-    int feature = -1;  // -1: a leaf
     double split = 0;
-    std::uint32_t left = 0, right = 0;
-    std::uint32_t size = 0;  // points in a leaf
+    std::uint16_t left = 0, right = 0;
+    std::int16_t feature = -1;      // -1: a leaf
+    std::uint16_t box_or_size = 0;  // internal: index of its box in boxes_; leaf: points in it
   };
 
-  std::uint32_t build(std::span<const double> points, std::span<std::uint32_t> rows, int depth,
+  std::uint16_t build(std::span<const double> points, std::span<std::uint32_t> rows, int depth,
                       Random& random);
 
   std::size_t dimensions_;
   int height_limit_;
   std::size_t sample_size_;
   std::vector<Node> nodes_;
-  std::vector<double> boxes_;  // per node, per feature: the low and high of its sample points
+  // For each internal node, per feature: the low and high of the sample points that reached it.
+  std::vector<double> boxes_;
 };
 
 }  // namespace supportd::obs::anomaly

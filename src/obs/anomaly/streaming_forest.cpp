@@ -1,5 +1,6 @@
 #include "obs/anomaly/streaming_forest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -7,7 +8,10 @@ namespace supportd::obs::anomaly {
 
 StreamingForest::StreamingForest(std::size_t dimensions, const ForestOptions& options,
                                  std::uint64_t seed)
-    : dimensions_(dimensions), options_(options), random_(seed) {}
+    : dimensions_(dimensions),
+      options_(options),
+      random_(seed),
+      window_(options.window * dimensions) {}
 
 std::optional<double> StreamingForest::score(std::span<const double> point) const {
   if (trees_.empty()) return std::nullopt;
@@ -22,11 +26,15 @@ std::optional<double> StreamingForest::score(std::span<const double> point) cons
 
 std::optional<double> StreamingForest::score_and_learn(std::span<const double> point) {
   const auto result = score(point);
-  window_.insert(window_.end(), point.begin(), point.end());
-  while (window_.size() > options_.window * dimensions_)
-    window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(dimensions_));
+  std::copy(point.begin(), point.end(),
+            window_.begin() + static_cast<std::ptrdiff_t>(next_ * dimensions_));
+  if (size_ < options_.window) {
+    slots_.push_back(static_cast<std::uint32_t>(next_));
+    ++size_;
+  }
+  next_ = (next_ + 1) % options_.window;
 
-  if (window_size() < options_.min_points) return result;
+  if (size_ < options_.min_points) return result;
   if (trees_.size() < options_.trees) {
     add_tree();  // filling the forest: a tree per point until it is full
   } else if (++since_refresh_ >= options_.refresh_every) {
@@ -38,27 +46,20 @@ std::optional<double> StreamingForest::score_and_learn(std::span<const double> p
 }
 
 void StreamingForest::add_tree() {
-  const std::size_t rows = window_size();
-  const std::size_t take = std::min(rows, options_.sample_size);
-  // A uniform sample without replacement: the first `take` places of a partial shuffle.
-  thread_local std::vector<std::uint32_t> order;
-  order.resize(rows);
-  std::iota(order.begin(), order.end(), 0u);
+  // A uniform sample of the window without replacement: the first `take` places of a partial
+  // shuffle of the slot permutation (any permutation will do, so it is kept between trees).
+  const std::size_t take = std::min(size_, options_.sample_size);
   for (std::size_t i = 0; i < take; ++i)
-    std::swap(order[i], order[i + random_.below(rows - i)]);
-  sample_points_.resize(take * dimensions_);
+    std::swap(slots_[i], slots_[i + random_.below(size_ - i)]);
+  sample_.resize(take * dimensions_);
   for (std::size_t i = 0; i < take; ++i) {
-    for (std::size_t f = 0; f < dimensions_; ++f)
-      sample_points_[i * dimensions_ + f] = window_[order[i] * dimensions_ + f];
+    std::copy_n(window_.begin() + static_cast<std::ptrdiff_t>(slots_[i] * dimensions_), dimensions_,
+                sample_.begin() + static_cast<std::ptrdiff_t>(i * dimensions_));
   }
-  std::vector<std::uint32_t> sample(take);
-  std::iota(sample.begin(), sample.end(), 0u);
-  const int height_limit =
-      options_.height_limit > 0
-          ? static_cast<int>(options_.height_limit)
-          : static_cast<int>(
-                std::ceil(std::log2(static_cast<double>(std::max<std::size_t>(take, 2)))));
-  trees_.emplace_back(sample_points_, dimensions_, std::move(sample), height_limit, random_);
+  rows_.resize(take);
+  std::iota(rows_.begin(), rows_.end(), 0u);
+  trees_.emplace_back(sample_, dimensions_, rows_, static_cast<int>(options_.height_limit),
+                      random_);
 }
 
 }  // namespace supportd::obs::anomaly
