@@ -29,12 +29,7 @@ supportd::Result<anomaly::DetectorOptions> parse_settings(const std::string& tex
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
-    const std::size_t equals = item.find('=');
-    if (equals == std::string::npos)
-      return supportd::Error::invalid(item + ": expected NAME=VALUE");
-    if (auto status = anomaly::set_option(options, item.substr(0, equals), item.substr(equals + 1));
-        !status)
+    if (auto status = anomaly::apply_setting(options, text.substr(start, comma - start)); !status)
       return status.error();
     start = comma + 1;
   }

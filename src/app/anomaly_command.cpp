@@ -51,14 +51,8 @@ std::string parameter_list() {
 Result<anomaly::DetectorOptions> detector_options(const ScoreFlags& flags) {
   anomaly::DetectorOptions options;
   for (const std::string& setting : flags.settings) {
-    const auto equals = setting.find('=');
-    if (equals == std::string::npos)
-      return Error::invalid("--set " + setting + ": expected NAME=VALUE");
-    if (auto status = anomaly::set_option(options, std::string_view(setting).substr(0, equals),
-                                          std::string_view(setting).substr(equals + 1));
-        !status) {
+    if (auto status = anomaly::apply_setting(options, setting); !status)
       return Error::invalid("--set " + status.error().message);
-    }
   }
   return options;
 }

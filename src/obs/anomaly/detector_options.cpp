@@ -33,9 +33,9 @@ const std::vector<Parameter>& parameters() {
       {"trees", "isolation trees in the forest",
        [](DetectorOptions& o) { return Field(&o.forest.trees); }, 1, 1000},
       {"sample-size", "window points each tree is built on",
-       [](DetectorOptions& o) { return Field(&o.forest.sample_size); }, 2, 65535},
+       [](DetectorOptions& o) { return Field(&o.forest.sample_size); }, 2, 1000000},
       {"height-limit", "depth of the trees",
-       [](DetectorOptions& o) { return Field(&o.forest.height_limit); }, 1, 15},
+       [](DetectorOptions& o) { return Field(&o.forest.height_limit); }, 1, 20},
       {"window", "recent points the trees are sampled from",
        [](DetectorOptions& o) { return Field(&o.forest.window); }, 2, 10000000},
       {"refresh-every", "points between replacing the oldest tree",
@@ -108,6 +108,14 @@ Status set_option(DetectorOptions& options, std::string_view name, std::string_v
     return {};
   }
   return Error::invalid(fmt::format("unknown detector parameter \"{}\"", std::string(name)));
+}
+
+Status apply_setting(DetectorOptions& options, std::string_view setting) {
+  const auto equals = setting.find('=');
+  if (equals == std::string_view::npos) {
+    return Error::invalid(fmt::format("{}: expected NAME=VALUE", std::string(setting)));
+  }
+  return set_option(options, setting.substr(0, equals), setting.substr(equals + 1));
 }
 
 }  // namespace supportd::obs::anomaly

@@ -39,4 +39,7 @@ std::vector<OptionInfo> describe_options(const DetectorOptions& options);
 // value that is not a number in the parameter's range (a whole number where one is needed).
 Status set_option(DetectorOptions& options, std::string_view name, std::string_view value);
 
+// The same from "NAME=VALUE"; fails also when there is no '='.
+Status apply_setting(DetectorOptions& options, std::string_view setting);
+
 }  // namespace supportd::obs::anomaly

@@ -1,6 +1,7 @@
 #include "obs/anomaly/isolation_tree.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -45,52 +46,78 @@ double average_path_length(double n) {
   return path_length_formula(n);
 }
 
-IsolationTree::IsolationTree(std::span<const double> points, std::size_t dimensions,
-                             std::span<std::uint32_t> rows, int height_limit, Random& random)
-    : dimensions_(dimensions), height_limit_(height_limit), sample_size_(rows.size()) {
-  const std::size_t most_nodes =
-      std::min<std::size_t>(2 * rows.size(), std::size_t{2} << height_limit);
-  nodes_.reserve(most_nodes);
-  boxes_.reserve(most_nodes * dimensions);  // internal nodes: about half
-  build(points, rows, 0, random);
-  nodes_.shrink_to_fit();
-  boxes_.shrink_to_fit();
+namespace {
+
+// The feature (16 bits) and the two children (24 bits each, signed) of an internal node.
+double pack(std::size_t feature, std::int32_t left, std::int32_t right) {
+  const std::uint64_t bits = static_cast<std::uint64_t>(feature) |
+                             (static_cast<std::uint64_t>(left & 0xFFFFFF) << 16) |
+                             (static_cast<std::uint64_t>(right & 0xFFFFFF) << 40);
+  return std::bit_cast<double>(bits);
 }
 
-std::uint16_t IsolationTree::build(std::span<const double> points, std::span<std::uint32_t> rows,
-                                   int depth, Random& random) {
-  const auto index = static_cast<std::uint16_t>(nodes_.size());
-  nodes_.push_back({});
-  nodes_[index].box_or_size = static_cast<std::uint16_t>(rows.size());
-  if (rows.size() <= 1 || depth >= height_limit_) return index;
+struct Unpacked {
+  std::size_t feature;
+  std::int32_t left, right;
+};
 
-  const std::size_t box = boxes_.size();
-  boxes_.resize(box + 2 * dimensions_);
+std::int32_t sign_extend_24(std::uint64_t bits) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(bits << 8)) >> 8;
+}
+
+Unpacked unpack(double packed) {
+  const auto bits = std::bit_cast<std::uint64_t>(packed);
+  return {static_cast<std::size_t>(bits & 0xFFFF), sign_extend_24(bits >> 16 & 0xFFFFFF),
+          sign_extend_24(bits >> 40 & 0xFFFFFF)};
+}
+
+}  // namespace
+
+IsolationTree::IsolationTree(std::span<const double> points, std::size_t dimensions,
+                             std::span<std::uint32_t> rows, int height_limit, Random& random)
+    : dimensions_(dimensions),
+      stride_(2 + 2 * dimensions),
+      height_limit_(height_limit),
+      sample_size_(rows.size()) {
+  nodes_.reserve(std::min<std::size_t>(rows.size(), std::size_t{1} << height_limit) * stride_);
+  root_ = build(points, rows, 0, random);
+  nodes_.shrink_to_fit();
+}
+
+IsolationTree::Child IsolationTree::build(std::span<const double> points,
+                                          std::span<std::uint32_t> rows, int depth,
+                                          Random& random) {
+  const Child leaf = -static_cast<Child>(rows.size()) - 1;
+  if (rows.size() <= 1 || depth >= height_limit_) return leaf;
+
+  const std::size_t at = nodes_.size();
+  nodes_.resize(at + stride_);
+  double* box = &nodes_[at + 2];
   for (std::size_t f = 0; f < dimensions_; ++f) {
-    boxes_[box + 2 * f] = std::numeric_limits<double>::infinity();
-    boxes_[box + 2 * f + 1] = -std::numeric_limits<double>::infinity();
+    box[2 * f] = std::numeric_limits<double>::infinity();
+    box[2 * f + 1] = -std::numeric_limits<double>::infinity();
   }
   for (std::uint32_t row : rows) {
     for (std::size_t f = 0; f < dimensions_; ++f) {
       const double value = points[row * dimensions_ + f];
-      boxes_[box + 2 * f] = std::min(boxes_[box + 2 * f], value);
-      boxes_[box + 2 * f + 1] = std::max(boxes_[box + 2 * f + 1], value);
+      box[2 * f] = std::min(box[2 * f], value);
+      box[2 * f + 1] = std::max(box[2 * f + 1], value);
     }
   }
   // A random feature among those the rows do not all share, split uniformly in its range.
   std::size_t spread = 0;
   for (std::size_t f = 0; f < dimensions_; ++f)
-    spread += boxes_[box + 2 * f + 1] > boxes_[box + 2 * f] ? 1 : 0;
+    spread += box[2 * f + 1] > box[2 * f] ? 1 : 0;
   if (spread == 0) {  // identical points: a leaf after all
-    boxes_.resize(box);
-    return index;
+    nodes_.resize(at);
+    return leaf;
   }
   std::size_t pick = random.below(spread);
   std::size_t feature = 0;
   for (; feature < dimensions_; ++feature) {
-    if (boxes_[box + 2 * feature + 1] > boxes_[box + 2 * feature] && pick-- == 0) break;
+    if (box[2 * feature + 1] > box[2 * feature] && pick-- == 0) break;
   }
-  const double low = boxes_[box + 2 * feature], high = boxes_[box + 2 * feature + 1];
+  const double low = box[2 * feature], high = box[2 * feature + 1];
   double split = low + random.uniform() * (high - low);
   if (split <= low) split = std::nextafter(low, high);  // both sides keep a row
 
@@ -98,26 +125,23 @@ std::uint16_t IsolationTree::build(std::span<const double> points, std::span<std
     return points[row * dimensions_ + feature] < split;
   });
   const auto left_rows = static_cast<std::size_t>(middle - rows.begin());
-  const std::uint16_t left = build(points, rows.first(left_rows), depth + 1, random);
-  const std::uint16_t right = build(points, rows.subspan(left_rows), depth + 1, random);
-  Node& node = nodes_[index];
-  node.feature = static_cast<std::int16_t>(feature);
-  node.split = split;
-  node.left = left;
-  node.right = right;
-  node.box_or_size = static_cast<std::uint16_t>(box / (2 * dimensions_));
-  return index;
+  const Child left = build(points, rows.first(left_rows), depth + 1, random);
+  const Child right = build(points, rows.subspan(left_rows), depth + 1, random);
+  nodes_[at] = split;  // `box` may have moved: the children grew nodes_
+  nodes_[at + 1] = pack(feature, left, right);
+  return static_cast<Child>(at / stride_);
 }
 
 double IsolationTree::path_length(std::span<const double> point) const {
-  std::uint16_t at = 0;
+  if (root_ < 0) return average_path_length(-root_ - 1);
   double depth = 0;
   double expected = 0;
   double still_in = 1;  // probability the point has not been cut off yet
   const double feature_share = 1.0 / static_cast<double>(dimensions_);
-  while (nodes_[at].feature >= 0) {
-    const Node& node = nodes_[at];
-    const double* box = &boxes_[node.box_or_size * 2 * dimensions_];
+  Child at = root_;
+  while (at >= 0) {
+    const double* node = &nodes_[static_cast<std::size_t>(at) * stride_];
+    const double* box = node + 2;
     double cut_off = 0;
     for (std::size_t f = 0; f < dimensions_; ++f) {
       const double low = box[2 * f], high = box[2 * f + 1];
@@ -127,10 +151,11 @@ double IsolationTree::path_length(std::span<const double> point) const {
     cut_off *= feature_share;
     expected += still_in * cut_off * (depth + 1);
     still_in *= 1 - cut_off;
-    at = point[static_cast<std::size_t>(node.feature)] < node.split ? node.left : node.right;
+    const Unpacked links = unpack(node[1]);
+    at = point[links.feature] < node[0] ? links.left : links.right;
     depth += 1;
   }
-  return expected + still_in * (depth + average_path_length(nodes_[at].box_or_size));
+  return expected + still_in * (depth + average_path_length(-at - 1));
 }
 
 }  // namespace supportd::obs::anomaly

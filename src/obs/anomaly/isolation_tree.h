@@ -31,8 +31,8 @@ class IsolationTree {
  public:
   // Builds the tree on `points` (row-major, `dimensions` values per point) taking the rows
   // listed in `rows` (reordered in place); `height_limit` bounds the depth. Keeps no reference
-  // to its arguments. REQUIRES: 0 < dimensions < 32768, 0 < height_limit <= 15,
-  // rows.size() < 65536, every listed row exists.
+  // to its arguments. REQUIRES: 0 < dimensions < 65536, 0 < height_limit <= 20,
+  // rows.size() < 2^23, every listed row exists.
   IsolationTree(std::span<const double> points, std::size_t dimensions,
                 std::span<std::uint32_t> rows, int height_limit, Random& random);
 
@@ -47,23 +47,21 @@ class IsolationTree {
   std::size_t sample_size() const { return sample_size_; }
 
  private:
-  // 16 bytes: trees stay small (a signal keeps ~100 of them).
-  struct Node {
-    double split = 0;
-    std::uint16_t left = 0, right = 0;
-    std::int16_t feature = -1;      // -1: a leaf
-    std::uint16_t box_or_size = 0;  // internal: index of its box in boxes_; leaf: points in it
-  };
+  // A child: >= 0 the index of an internal node; < 0 a leaf holding -(child + 1) points.
+  using Child = std::int32_t;
 
-  std::uint16_t build(std::span<const double> points, std::span<std::uint32_t> rows, int depth,
-                      Random& random);
+  Child build(std::span<const double> points, std::span<std::uint32_t> rows, int depth,
+              Random& random);
 
   std::size_t dimensions_;
+  std::size_t stride_;  // doubles per internal node: 2 + 2 * dimensions
   int height_limit_;
   std::size_t sample_size_;
-  std::vector<Node> nodes_;
-  // For each internal node, per feature: the low and high of the sample points that reached it.
-  std::vector<double> boxes_;
+  Child root_ = -1;
+  // The internal nodes, each in one run of `stride_` doubles, so that a step of a path reads
+  // one or two cache lines: the split value; the feature and both children packed in 64 bits;
+  // then per feature the low and high of the sample points that reached the node.
+  std::vector<double> nodes_;
 };
 
 }  // namespace supportd::obs::anomaly
