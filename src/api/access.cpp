@@ -1,3 +1,5 @@
+// API keys to tenants, priorities and rate limits (see access.h), and tenant_of for the desk's
+// handlers.
 #include "api/access.h"
 
 #include <cmath>

@@ -1,3 +1,5 @@
+// OpenAI answers from engine output (see completion_sinks.h): streamed chunks, or one body at
+// the end, and the HTTP status of a generation that ended in an error.
 #include "api/completion_sinks.h"
 
 #include <algorithm>

@@ -1,7 +1,10 @@
+// Desk answers on the wire (see desk_answers.h): one JSON body, server-sent events, or WebSocket
+// messages; a turn's error as the same status and code in each.
 #include "api/desk_answers.h"
 
 #include <boost/json.hpp>
 
+#include "api/errors.h"
 #include "desk/desk.h"
 #include "desk/message_meta.h"
 
@@ -50,9 +53,11 @@ class EventSink : public desk::AnswerSink {
     emit_(json::serialize(json::object{
         {"type", "done"}, {"message_seq_id", a.message_seq_id}, {"answer", answer_object(a)}}));
   }
-  void on_error(int status, std::string_view code, std::string_view message) override {
-    emit_(json::serialize(
-        json::object{{"type", "error"}, {"status", status}, {"code", code}, {"message", message}}));
+  void on_error(const desk::DeskError& error) override {
+    emit_(json::serialize(json::object{{"type", "error"},
+                                       {"status", http_status(error.kind)},
+                                       {"code", error_code(error.kind)},
+                                       {"message", error.message}}));
   }
 
  protected:
@@ -72,10 +77,7 @@ class JsonSink final : public desk::AnswerSink {
                              : json::value(answer_object(a));
     reply_->respond(http::Response::json(200, json::serialize(body)));
   }
-  void on_error(int status, std::string_view code, std::string_view message) override {
-    reply_->respond(http::error_response(
-        status, message, status >= 500 ? "server_error" : "invalid_request_error", code));
-  }
+  void on_error(const desk::DeskError& error) override { reply_->respond(error_response(error)); }
 
  private:
   std::shared_ptr<http::ReplyStream> reply_;
@@ -93,13 +95,12 @@ class StreamSink final : public EventSink {
     reply_->write("data: [DONE]\n\n");
     reply_->close();
   }
-  void on_error(int status, std::string_view code, std::string_view message) override {
+  void on_error(const desk::DeskError& error) override {
     if (!opened_) {
-      reply_->respond(http::error_response(
-          status, message, status >= 500 ? "server_error" : "invalid_request_error", code));
+      reply_->respond(error_response(error));
       return;
     }
-    EventSink::on_error(status, code, message);
+    EventSink::on_error(error);
     reply_->write("data: [DONE]\n\n");
     reply_->close();
   }

@@ -1,3 +1,5 @@
+// The desk's HTTP endpoints (see desk_handlers.h): each reads and checks its body and query, calls
+// the desk, and turns the result (or its error, through errors.h) into a response.
 #include "api/desk_handlers.h"
 
 #include <boost/json.hpp>

@@ -1,3 +1,5 @@
+// The desk's WebSockets (see desk_socket.h): a customer's socket turns messages into turns and
+// receives pushes for its session; an agent's socket only listens to its tenant's pushes.
 #include "api/desk_socket.h"
 
 #include <boost/json.hpp>

@@ -1,3 +1,5 @@
+// The desk's part of /v1/stats (see desk_stats.h), built from DeskMetrics::figures and the
+// waiting lists.
 #include "api/desk_stats.h"
 
 #include <boost/json.hpp>

@@ -1,3 +1,5 @@
+// Where errors become HTTP: status codes and error bodies for the modules' errors and the desk's
+// (see errors.h).
 #include "api/errors.h"
 
 namespace supportd::api {
@@ -21,9 +23,13 @@ int http_status(ErrorCode code) {
   return 500;
 }
 
+std::string_view error_type(int status) {
+  return status >= 500 ? "server_error" : "invalid_request_error";
+}
+
 http::Response error_response(const Error& error) {
   const int status = http_status(error.code);
-  const char* type = status >= 500 ? "server_error" : "invalid_request_error";
+  const std::string_view type = error_type(status);
   std::string code = error_code_name(error.code);
   if (error.code == ErrorCode::kTooLarge && error.param.size() > 0)
     code = "context_length_exceeded";
@@ -37,6 +43,39 @@ http::Response error_response(const Error& error) {
   if (error.retry_after_s > 0)
     response.headers.emplace_back("Retry-After", std::to_string(error.retry_after_s));
   return response;
+}
+
+int http_status(desk::DeskErrorKind kind) {
+  switch (kind) {
+    case desk::DeskErrorKind::kInvalidSession: return 400;
+    case desk::DeskErrorKind::kUnknownSession: return 404;
+    case desk::DeskErrorKind::kInvalidMessage: return 400;
+    case desk::DeskErrorKind::kMessageTooLong: return 400;
+    case desk::DeskErrorKind::kMessageTooLarge: return 400;
+    case desk::DeskErrorKind::kStoreUnavailable: return 503;
+    case desk::DeskErrorKind::kBusy: return 503;
+    case desk::DeskErrorKind::kTooManyWaiting: return 429;
+  }
+  return 500;
+}
+
+std::string_view error_code(desk::DeskErrorKind kind) {
+  switch (kind) {
+    case desk::DeskErrorKind::kInvalidSession: return "invalid_session";
+    case desk::DeskErrorKind::kUnknownSession: return "unknown_session";
+    case desk::DeskErrorKind::kInvalidMessage: return "invalid_argument";
+    case desk::DeskErrorKind::kMessageTooLong: return "message_too_long";
+    case desk::DeskErrorKind::kMessageTooLarge: return "too_large";
+    case desk::DeskErrorKind::kStoreUnavailable: return "store_unavailable";
+    case desk::DeskErrorKind::kBusy: return "overloaded";
+    case desk::DeskErrorKind::kTooManyWaiting: return "too_many_messages";
+  }
+  return "internal";
+}
+
+http::Response error_response(const desk::DeskError& error) {
+  const int status = http_status(error.kind);
+  return http::error_response(status, error.message, error_type(status), error_code(error.kind));
 }
 
 }  // namespace supportd::api

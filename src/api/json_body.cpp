@@ -1,3 +1,4 @@
+// A request body as one JSON object, with errors that say where and what (see json_body.h).
 #include "api/json_body.h"
 
 #include <fmt/format.h>

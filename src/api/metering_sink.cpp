@@ -1,3 +1,5 @@
+// The GenerationSink wrapper that records each request in ServingMetrics and charges the caller's
+// token budget (see metering_sink.h).
 #include "api/metering_sink.h"
 
 namespace supportd::api {

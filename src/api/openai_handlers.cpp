@@ -1,3 +1,5 @@
+// The OpenAI-compatible endpoints (see openai_handlers.h): models, completions and chat
+// completions (priority, deadline, admission, then the engine), health and readiness.
 #include "api/openai_handlers.h"
 
 #include <atomic>

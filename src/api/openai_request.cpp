@@ -1,3 +1,4 @@
+// OpenAI request bodies to engine requests (see openai_request.h); every refusal names its field.
 #include "api/openai_request.h"
 
 #include <cmath>

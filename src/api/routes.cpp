@@ -1,3 +1,5 @@
+// The route table, in one ordered list, and which routes other sites' pages may call (see
+// routes.h).
 #include "api/routes.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The web pages built into the binary (see static_handlers.h): path to embedded file, content
+// type, ETag and conditional GET.
 #include "api/static_handlers.h"
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// /v1/stats and /metrics (see stats_handlers.h).
 #include "api/stats_handlers.h"
 
 #include <boost/json.hpp>

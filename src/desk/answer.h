@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "desk/desk_error.h"
+
 namespace supportd::desk {
 
 struct Citation {
@@ -45,7 +47,8 @@ struct Answer {
 
 // Receives one turn's answer as it is produced. Calls come from one thread at a time (a
 // desk worker, then possibly the engine thread), in this order: citations?, token*, notice?,
-// done (exactly once, last). Implementations must not block.
+// done (exactly once, last); or error alone, instead of all of them. Implementations must not
+// block.
 class AnswerSink {
  public:
   virtual ~AnswerSink() = default;
@@ -54,7 +57,7 @@ class AnswerSink {
   virtual void on_notice(std::string_view text, std::string_view kind) = 0;
   virtual void on_done(const Answer& answer) = 0;
   // The turn could not run at all (unknown session, bad input, overload): instead of done.
-  virtual void on_error(int http_status, std::string_view code, std::string_view message) = 0;
+  virtual void on_error(const DeskError& error) = 0;
 };
 
 }  // namespace supportd::desk

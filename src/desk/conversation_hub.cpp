@@ -1,3 +1,5 @@
+// Live delivery to sockets (see conversation_hub.h): subscriptions kept as weak references,
+// pruned when a listener is gone, and listeners called outside the hub's lock.
 #include "desk/conversation_hub.h"
 
 namespace supportd::desk {

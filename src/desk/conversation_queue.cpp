@@ -1,3 +1,5 @@
+// One turn at a time per conversation (see conversation_queue.h): the first turn starts at once,
+// the next waits in its conversation's queue until leave() starts it.
 #include "desk/conversation_queue.h"
 
 #include <utility>

@@ -1,3 +1,6 @@
+// Importing the built-in demo knowledge base (see demo_knowledge.h): the embedded files written out
+// and imported under a file lock, and the test that tells an outdated demo from a user's own
+// knowledge base.
 #include "desk/demo_knowledge.h"
 
 #include <fcntl.h>

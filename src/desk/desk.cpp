@@ -1,25 +1,52 @@
+// The Desk: owns the services a turn uses, starts turns (one at a time per conversation), runs
+// the two fast paths on the caller's thread, and carries the customers' and agents' verbs that
+// are not turns.
 #include "desk/desk.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
-#include "core/utf8.h"
+#include "desk/intake.h"
 #include "desk/message_meta.h"
+#include "desk/stage_timer.h"
+#include "desk/turn/turn.h"
 #include "filter/pii_masker.h"
 #include "kb/language.h"
 #include "store/answer_cache.h"
 
 namespace supportd::desk {
 namespace json = boost::json;
+namespace {
 
-const std::shared_ptr<const filter::RuleSet>& TenantRules::for_tenant(
-    const std::string& tenant) const {
-  auto it = tenants.find(tenant);
-  return it == tenants.end() ? fallback : it->second;
-}
+// Forwards a turn's answer, then calls `ended` once its last event (done or error) went out.
+class EndingSink final : public AnswerSink {
+ public:
+  EndingSink(std::shared_ptr<AnswerSink> inner, std::function<void()> ended)
+      : inner_(std::move(inner)), ended_(std::move(ended)) {}
+  void on_citations(const std::vector<Citation>& citations) override {
+    inner_->on_citations(citations);
+  }
+  void on_token(std::string_view text) override { inner_->on_token(text); }
+  void on_notice(std::string_view text, std::string_view kind) override {
+    inner_->on_notice(text, kind);
+  }
+  void on_done(const Answer& answer) override {
+    inner_->on_done(answer);
+    ended_();
+  }
+  void on_error(const DeskError& error) override {
+    inner_->on_error(error);
+    ended_();
+  }
+
+ private:
+  const std::shared_ptr<AnswerSink> inner_;
+  const std::function<void()> ended_;
+};
+
+const DeskError kBusy{DeskErrorKind::kBusy, "the desk is busy; try again in a moment"};
+
+}  // namespace
 
 Desk::Desk(DeskOptions options, engine::Engine& engine, kb::LiveKnowledgeBase& knowledge,
            store::Stores& stores, TenantRules rules, obs::Registry& registry)
@@ -29,31 +56,142 @@ Desk::Desk(DeskOptions options, engine::Engine& engine, kb::LiveKnowledgeBase& k
       stores_(stores),
       rules_(std::move(rules)),
       metrics_(registry),
-      handoff_(options_.handoff_topics, options_.low_confidence_turns),
-      semantic_cache_(
-          512,
-          [&] {
-            auto calibration = knowledge.current()->semantic_cache();
-            return calibration ? calibration->threshold : 1.01;  // never hits without a calibration
-          }(),
-          options_.semantic_cache_entries),
+      handoff_policy_(options_.handoff_topics, options_.low_confidence_turns),
+      handoffs_(*stores_.sessions, hub_, metrics_, options_.waiting_listed),
+      faq_(knowledge_),
+      answers_(stores_, *knowledge_.current(), options_.semantic_cache_entries),
       conversations_(options_.max_waiting_per_conversation),
+      context_{
+          .options = options_,
+          .rules = rules_,
+          .knowledge = knowledge_,
+          .sessions = *stores_.sessions,
+          .faq = faq_,
+          .answers = answers_,
+          .handoff_policy = handoff_policy_,
+          .handoffs = handoffs_,
+          .hub = hub_,
+          .engine = engine_,
+          .metrics = metrics_,
+          .workers = workers_,
+      },
       workers_("desk", options_.worker_threads, options_.max_queued_turns) {}
 
 Desk::~Desk() = default;
 
-Result<store::SessionId> Desk::verify(const std::string& tenant, const std::string& session) {
-  auto id = stores_.sessions->verify(session);
-  if (!id) return id.error();
-  if (id->tenant() != tenant)
-    return store::unknown_session();  // another tenant's id: not yours to see
-  return id;
+void Desk::ask(const std::string& tenant, const std::string& session, std::string text,
+               std::shared_ptr<AnswerSink> sink) {
+  if (session.empty()) {  // a one-shot question: nothing to keep in order
+    auto turn = std::make_shared<Turn>(context_, tenant, session, std::move(text), sink);
+    if (!workers_.post([turn] { turn->run(); })) sink->on_error(kBusy);
+    return;
+  }
+  // A conversation's turns run in the order they arrived, one at a time.
+  auto ending =
+      std::make_shared<EndingSink>(sink, [this, session] { conversations_.leave(session); });
+  auto turn = std::make_shared<Turn>(context_, tenant, session, std::move(text), ending);
+  const bool entered = conversations_.enter(session, [this, turn, ending] {
+    if (!workers_.post([turn] { turn->run(); })) ending->on_error(kBusy);
+  });
+  if (!entered) {
+    sink->on_error({DeskErrorKind::kTooManyWaiting,
+                    fmt::format("{} messages of this conversation already wait for an answer; "
+                                "send the next one when they are answered",
+                                options_.max_waiting_per_conversation)});
+  }
+}
+
+void Desk::answer(const std::string& tenant, std::string question,
+                  std::shared_ptr<AnswerSink> sink) {
+  ask(tenant, "", std::move(question), std::move(sink));
+}
+
+std::optional<Answer> Desk::answer_from_faq(const std::string& question) {
+  StageTimer timer;
+  timer.start("faq");
+  auto answer = faq_.find(question);
+  if (!answer) return std::nullopt;
+  timer.stop(*answer, metrics_);
+  metrics_.answered(answer->source);
+  return answer;
+}
+
+std::optional<Answer> Desk::answer_from_cache(const std::string& tenant,
+                                              const std::string& question) {
+  StageTimer timer;
+  timer.start("cache");
+  if (!options_.generate || check_message(question, options_.max_question_characters))
+    return std::nullopt;
+  const filter::InputVerdict verdict = rules_.for_tenant(tenant)->check_input(question);
+  if (verdict.decision != filter::Decision::kAllow) return std::nullopt;
+  const auto knowledge = knowledge_.current();
+  auto hit = answers_.find(store::answer_key(question, knowledge->version()), question, *knowledge,
+                           CachedAnswers::Reach::kInProcess);
+  if (!hit) return std::nullopt;
+  Answer answer;
+  answer.text = std::move(hit->text);
+  answer.source = AnswerSource::kCache;
+  answer.language = kb::detect_language(question).code;
+  answer.citations = std::move(hit->citations);
+  timer.stop(answer, metrics_);
+  metrics_.answered(answer.source);
+  return answer;
+}
+
+Result<store::Conversation> Desk::start(const std::string& tenant, const std::string& user) {
+  return stores_.sessions->create(tenant, user);
 }
 
 Status Desk::check_session(const std::string& tenant, const std::string& session) {
-  auto id = verify(tenant, session);
+  auto id = verify_session(*stores_.sessions, tenant, session);
   if (!id) return id.error();
   return {};
+}
+
+Result<History> Desk::history(const std::string& tenant, const std::string& session,
+                              std::size_t limit, std::int64_t before_seq) {
+  if (Status s = check_session(tenant, session); !s) return s.error();
+  auto messages = stores_.sessions->history(session, limit, before_seq);
+  if (!messages) return messages.error();
+  auto conversation = stores_.sessions->conversation(session);
+  if (!conversation) return conversation.error();
+  return History{std::move(messages).value(), std::move(conversation).value()};
+}
+
+Status Desk::rate_answer(const std::string& tenant, const std::string& session, std::int64_t seq_id,
+                         bool up) {
+  if (Status s = check_session(tenant, session); !s) return s;
+  Status s =
+      stores_.sessions->rate_answer(session, seq_id, up ? store::Thumb::kUp : store::Thumb::kDown);
+  if (s) metrics_.feedback(up ? "thumb_up" : "thumb_down");
+  return s;
+}
+
+Status Desk::rate_conversation(const std::string& tenant, const std::string& session, int csat) {
+  if (Status s = check_session(tenant, session); !s) return s;
+  Status s = stores_.sessions->rate_conversation(session, csat);
+  if (s) {
+    metrics_.feedback("csat");
+    metrics_.csat(csat);
+  }
+  return s;
+}
+
+Result<store::Conversation> Desk::request_human(const std::string& tenant,
+                                                const std::string& session, HandoffReason reason) {
+  return handoffs_.request_human(tenant, session, reason);
+}
+
+Result<store::WaitingList> Desk::waiting(const std::string& tenant) {
+  return waiting(tenant, options_.waiting_listed);
+}
+
+Result<store::WaitingList> Desk::waiting(const std::string& tenant, std::size_t limit) {
+  return stores_.sessions->waiting_for_human(tenant, limit);
+}
+
+std::string Desk::waiting_message(const std::string& tenant) {
+  return handoffs_.waiting_message(tenant);
 }
 
 Status Desk::require_agent(const std::string& session, const std::string& agent) {
@@ -69,204 +207,16 @@ Status Desk::require_agent(const std::string& session, const std::string& agent)
   return {};
 }
 
-Result<store::Conversation> Desk::start(const std::string& tenant, const std::string& user) {
-  return stores_.sessions->create(tenant, user);
-}
-
-std::shared_ptr<const std::map<std::string, std::string>> Desk::faq_index() {
-  auto knowledge = knowledge_.current();
-  std::lock_guard lock(faq_mutex_);
-  if (faq_ && faq_version_ == knowledge->version()) return faq_;
-  auto index = std::make_shared<std::map<std::string, std::string>>();
-  for (const auto& entry : knowledge->entries()) {
-    if (entry.kind != kb::EntryKind::kFaq || entry.answer.empty()) continue;
-    for (const auto& q : entry.questions)
-      index->emplace(store::normalize_question(q.text), entry.id);
-  }
-  faq_ = std::move(index);
-  faq_version_ = knowledge->version();
-  return faq_;
-}
-
-Answer Desk::timed(Answer answer, const char* stage,
-                   std::chrono::steady_clock::time_point started) {
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  answer.timings.emplace_back(stage, seconds * 1e3);
-  metrics_.stage(stage, seconds);
-  metrics_.answered(answer.source);
-  return answer;
-}
-
-std::optional<Answer> Desk::answer_from_faq(const std::string& question) {
-  const auto started = std::chrono::steady_clock::now();
-  auto answer = find_faq(question);
-  if (!answer) return std::nullopt;
-  return timed(std::move(answer).value(), "faq", started);
-}
-
-std::optional<Answer> Desk::find_faq(const std::string& question) {
-  const auto index = faq_index();
-  auto it = index->find(store::normalize_question(question));
-  if (it == index->end()) return std::nullopt;
-  const auto knowledge = knowledge_.current();
-  const kb::Entry* entry = knowledge->find(it->second);
-  if (entry == nullptr) return std::nullopt;
-  Answer answer;
-  answer.text = entry->answer;
-  answer.source = AnswerSource::kFaq;
-  answer.confidence = 1.0;
-  answer.language = entry->locale;
-  answer.citations.push_back({entry->id, entry->title,
-                              entry->questions.empty() ? entry->title : entry->questions[0].text});
-  return answer;
-}
-
-std::optional<Answer> Desk::answer_from_cache(const std::string& tenant,
-                                              const std::string& question) {
-  const auto started = std::chrono::steady_clock::now();
-  if (!options_.generate || check_text(question)) return std::nullopt;
-  const filter::InputVerdict verdict = rules_.for_tenant(tenant)->check_input(question);
-  if (verdict.decision != filter::Decision::kAllow) return std::nullopt;
-  const auto knowledge = knowledge_.current();
-  const std::string key = store::answer_key(question, knowledge->version());
-  std::optional<store::CachedAnswer> cached = stores_.answers_l1->get(key);
-  if (!cached) return std::nullopt;
-  if (stores_.answer_log) stores_.answer_log->record(key);
-  Answer answer;
-  answer.text = std::move(cached->text);
-  answer.source = AnswerSource::kCache;
-  answer.language = kb::detect_language(question).code;
-  answer.citations = cached_citations(*knowledge, *cached);
-  return timed(std::move(answer), "cache", started);
-}
-
-std::optional<Desk::Refusal> Desk::check_text(const std::string& text) const {
-  if (!is_valid_utf8(text))
-    return Refusal{400, "invalid_argument", "the message is not valid UTF-8"};
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    return Refusal{400, "invalid_argument", "the message is empty"};
-  if (text.find('\0') != std::string::npos)
-    return Refusal{400, "invalid_argument", "the message contains a NUL character"};
-  // Characters, not bytes: 4,000 Chinese characters are as long a message as 4,000 Latin ones.
-  const auto characters =
-      static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-      }));
-  if (characters > options_.max_question_characters) {
-    return Refusal{400, "message_too_long",
-                   fmt::format("the message has {} characters; at most {} are accepted", characters,
-                               options_.max_question_characters)};
-  }
-  return std::nullopt;
-}
-
-std::vector<Citation> Desk::cached_citations(const kb::KnowledgeBase& knowledge,
-                                             const store::CachedAnswer& cached) {
-  std::vector<Citation> citations;
-  for (const auto& id : cached.citations) {
-    if (const kb::Entry* e = knowledge.find(id)) citations.push_back({e->id, e->title, ""});
-  }
-  return citations;
-}
-
-Result<History> Desk::history(const std::string& tenant, const std::string& session,
-                              std::size_t limit, std::int64_t before_seq) {
-  if (auto id = verify(tenant, session); !id) return id.error();
-  auto messages = stores_.sessions->history(session, limit, before_seq);
-  if (!messages) return messages.error();
-  auto conversation = stores_.sessions->conversation(session);
-  if (!conversation) return conversation.error();
-  return History{std::move(messages).value(), std::move(conversation).value()};
-}
-
-Status Desk::rate_answer(const std::string& tenant, const std::string& session, std::int64_t seq_id,
-                         bool up) {
-  if (auto id = verify(tenant, session); !id) return id.error();
-  Status s =
-      stores_.sessions->rate_answer(session, seq_id, up ? store::Thumb::kUp : store::Thumb::kDown);
-  if (s) metrics_.feedback(up ? "thumb_up" : "thumb_down");
-  return s;
-}
-
-Status Desk::rate_conversation(const std::string& tenant, const std::string& session, int csat) {
-  if (auto id = verify(tenant, session); !id) return id.error();
-  Status s = stores_.sessions->rate_conversation(session, csat);
-  if (s) {
-    metrics_.feedback("csat");
-    metrics_.csat(csat);
-  }
-  return s;
-}
-
-Result<store::Conversation> Desk::change_handoff(const std::string& tenant,
-                                                 const std::string& session,
-                                                 const store::HandoffChange& change,
-                                                 const std::string& note) {
-  if (auto id = verify(tenant, session); !id) return id.error();
-  auto conversation = stores_.sessions->change_handoff(session, change);
-  if (!conversation) return conversation;
-  if (!note.empty()) {
-    auto seq = stores_.sessions->append(session, {store::Role::kSystem, note});
-    if (seq) conversation->last_seq = *seq;  // the answer shows the note it just added
-  }
-  hub_.to_session(
-      session, json::serialize(json::object{{"type", "handoff"},
-                                            {"state", store::handoff_name(conversation->handoff)},
-                                            {"agent", conversation->agent}}));
-  publish_waiting(tenant);
-  return conversation;
-}
-
-Result<store::Conversation> Desk::request_human(const std::string& tenant,
-                                                const std::string& session, HandoffReason reason) {
-  auto current = stores_.sessions->conversation(session);
-  if (current && (current->handoff == store::Handoff::kWaiting ||
-                  current->handoff == store::Handoff::kTaken)) {
-    return current;  // already with (or waiting for) a person
-  }
-  auto changed =
-      change_handoff(tenant, session, {store::Handoff::kWaiting, "", std::nullopt},
-                     std::string("waiting for a person (") + handoff_reason_name(reason) + ")");
-  if (changed) metrics_.handed_off(handoff_reason_name(reason));
-  return changed;
-}
-
-void Desk::publish_waiting(const std::string& tenant) {
-  const std::string message = waiting_message(tenant);
-  if (!message.empty()) hub_.to_agents(tenant, message);
-}
-
-std::string Desk::waiting_message(const std::string& tenant) {
-  auto list = stores_.sessions->waiting_for_human(tenant, 200);
-  if (!list) return {};
-  json::array conversations;
-  for (const auto& c : list->conversations) {
-    conversations.push_back(json::object{{"session", c.session},
-                                         {"user", c.user},
-                                         {"handoff", store::handoff_name(c.handoff)},
-                                         {"agent", c.agent},
-                                         {"waiting_since_ms", c.handoff_ms},
-                                         {"last_seq", c.last_seq}});
-  }
-  return json::serialize(json::object{{"type", "waiting"},
-                                      {"conversations", std::move(conversations)},
-                                      {"partial", list->partial}});
-}
-
-Result<store::WaitingList> Desk::waiting(const std::string& tenant, std::size_t limit) {
-  return stores_.sessions->waiting_for_human(tenant, limit);
-}
-
 Result<store::Conversation> Desk::take(const std::string& tenant, const std::string& session,
                                        const std::string& agent) {
-  return change_handoff(tenant, session, {store::Handoff::kTaken, agent, store::Handoff::kWaiting},
-                        agent + " joined the conversation");
+  return handoffs_.change(tenant, session,
+                          {store::Handoff::kTaken, agent, store::Handoff::kWaiting},
+                          agent + " joined the conversation");
 }
 
 Result<std::int64_t> Desk::agent_reply(const std::string& tenant, const std::string& session,
                                        const std::string& agent, const std::string& text) {
-  if (auto id = verify(tenant, session); !id) return id.error();
+  if (Status s = check_session(tenant, session); !s) return s.error();
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     return Error::invalid("the reply is empty", "text");
   if (Status s = require_agent(session, agent); !s) return s.error();
@@ -281,18 +231,18 @@ Result<std::int64_t> Desk::agent_reply(const std::string& tenant, const std::str
 
 Result<store::Conversation> Desk::close(const std::string& tenant, const std::string& session,
                                         const std::string& agent) {
-  if (auto id = verify(tenant, session); !id) return id.error();
+  if (Status s = check_session(tenant, session); !s) return s.error();
   if (Status s = require_agent(session, agent); !s) return s.error();
-  return change_handoff(tenant, session, {store::Handoff::kClosed, "", std::nullopt},
-                        agent + " closed the conversation");
+  return handoffs_.change(tenant, session, {store::Handoff::kClosed, "", std::nullopt},
+                          agent + " closed the conversation");
 }
 
 Result<store::Conversation> Desk::release(const std::string& tenant, const std::string& session,
                                           const std::string& agent) {
-  if (auto id = verify(tenant, session); !id) return id.error();
+  if (Status s = check_session(tenant, session); !s) return s.error();
   if (Status s = require_agent(session, agent); !s) return s.error();
-  return change_handoff(tenant, session, {store::Handoff::kBot, "", std::nullopt},
-                        agent + " handed the conversation back to the assistant");
+  return handoffs_.change(tenant, session, {store::Handoff::kBot, "", std::nullopt},
+                          agent + " handed the conversation back to the assistant");
 }
 
 std::string Desk::knowledge_version() const {
@@ -301,7 +251,7 @@ std::string Desk::knowledge_version() const {
 
 Result<bool> Desk::reload_knowledge() {
   auto reloaded = knowledge_.reload();
-  if (reloaded && *reloaded) semantic_cache_.clear();
+  if (reloaded && *reloaded) answers_.forget_semantic();
   return reloaded;
 }
 

@@ -1,3 +1,5 @@
+// The desk's Prometheus families and their read-back for /v1/stats (see desk_metrics.h); also
+// the names of answer sources (answer.h).
 #include "desk/desk_metrics.h"
 
 #include "desk/handoff_policy.h"

@@ -1,3 +1,6 @@
+// When to call a person (see handoff_policy.h): the phrases that ask for one, in English and
+// Chinese, configured topics (ASCII ones as whole words), and the low-confidence streak per
+// session.
 #include "desk/handoff_policy.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// A stored message's metadata as a small JSON object, written and read only here (see
+// message_meta.h); anything unreadable reads back as no metadata.
 #include "desk/message_meta.h"
 
 #include <boost/json.hpp>

@@ -1,3 +1,5 @@
+// Prompt assembly for a generated answer (see prompt.h): the articles clipped to their budget,
+// then the newest history that fits, then the question.
 #include "desk/prompt.h"
 
 #include <fmt/format.h>
@@ -18,8 +20,8 @@ std::string clip(const std::string& text, std::size_t limit) {
 
 }  // namespace
 
-Citation citation_of(const kb::SearchHit& hit) {
-  return {hit.id, hit.title, clip(hit.snippet.empty() ? hit.answer : hit.snippet, 240)};
+Citation citation_of(const kb::SearchHit& hit, std::size_t snippet_chars) {
+  return {hit.id, hit.title, clip(hit.snippet.empty() ? hit.answer : hit.snippet, snippet_chars)};
 }
 
 Prompt build_prompt(const PromptOptions& options, const std::vector<kb::SearchHit>& hits,
@@ -34,7 +36,7 @@ Prompt build_prompt(const PromptOptions& options, const std::vector<kb::SearchHi
     if (body.empty()) continue;
     ++n;
     system += fmt::format("\n[{}] {}\n{}", n, hit.title, clip(body, options.article_chars));
-    prompt.citations.push_back(citation_of(hit));
+    prompt.citations.push_back(citation_of(hit, options.snippet_chars));
   }
   if (n == 0) system += "\n(none found)";
   prompt.messages.push_back({"system", std::move(system)});

@@ -1,3 +1,5 @@
+// The streaming output filter (see output_filter.h): the held-back tail, stream-mode scans, masks
+// applied and the cut before a refuse rule's match.
 #include "filter/output_filter.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Hyperscan behind PatternDatabase and PatternStream (see pattern_database.h): compiling
+// patterns, leasing scratch space, block and stream scans.
 #include "filter/pattern_database.h"
 
 #include <climits>

@@ -1,3 +1,5 @@
+// Check digits and structure of card, ID and phone numbers for PII masking (see
+// pii_checksums.h).
 #include "filter/pii_checksums.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The spdlog formatter that masks personal data in log messages (see pii_log_formatter.h).
 #include "filter/pii_log_formatter.h"
 
 #include <spdlog/pattern_formatter.h>

@@ -1,3 +1,5 @@
+// Finding and masking personal data in free text (see pii_masker.h): e-mail addresses, then
+// number tokens classified as phone, card or ID numbers by their grouping and check digits.
 #include "filter/pii_masker.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Parsing rule files (see rule_file.h): one rule per line; each error names the file and line.
 #include "filter/rule_file.h"
 
 #include <cerrno>

@@ -1,3 +1,5 @@
+// Compiling a rule file into a RuleSet (see rule_set.h): word and regex rules into one Hyperscan
+// database per side (input, output), and the word-boundary check of a word rule's match.
 #include "filter/rule_set.h"
 
 #include <algorithm>

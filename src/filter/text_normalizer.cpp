@@ -1,3 +1,5 @@
+// NFKC case folding through ICU, with the map from normalized back to original bytes (see
+// text_normalizer.h).
 #include "filter/text_normalizer.h"
 
 #include <algorithm>

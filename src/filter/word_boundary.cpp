@@ -1,3 +1,4 @@
+// Word boundaries on normalized text by script (see word_boundary.h).
 #include "filter/word_boundary.h"
 
 #include <cstdint>

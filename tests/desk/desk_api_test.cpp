@@ -65,6 +65,10 @@ TEST_F(DeskApi, NeverShowsGeneratedTextFromAMeaninglessModel) {
   const json::value answer = ask(session, "Do you sell umbrellas for cats on Mars?");
   EXPECT_EQ(answer.at("source"), json::value("fallback"));
   EXPECT_NE(answer.at("text").as_string().find("person"), json::string::npos);
+  // Nothing generated, so neither prompt, generate nor postprocess ran (nor was timed).
+  EXPECT_EQ(testing::stages_of(answer),
+            (std::vector<std::string>{"validate", "safety", "store", "handoff", "faq", "cache",
+                                      "retrieval", "fallback"}));
 }
 
 TEST_F(DeskApi, AnswersChineseQuestionsInChinese) {

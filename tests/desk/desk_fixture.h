@@ -115,4 +115,12 @@ class DeskServer {
   std::unique_ptr<http::Server> server_;
 };
 
+// The stages an answer's `timings` name, in the order they ran.
+inline std::vector<std::string> stages_of(const boost::json::value& answer) {
+  std::vector<std::string> stages;
+  for (const auto& timing : answer.at("timings").as_object())
+    stages.emplace_back(timing.key());
+  return stages;
+}
+
 }  // namespace supportd::testing

@@ -28,6 +28,11 @@ TEST(DeskGeneration, GeneratesGroundedAnswersAndCachesThem) {
   EXPECT_FALSE(answer.at("citations").as_array().empty());  // the articles the model was given
   EXPECT_TRUE(answer.at("timings").as_object().contains("generate"));
   EXPECT_GT(answer.at("seq_id").as_int64(), 0);
+  // Every stage ran, in pipeline order; fallback, after an answer, did not.
+  EXPECT_EQ(testing::stages_of(answer),
+            (std::vector<std::string>{"validate", "safety", "store", "handoff", "faq", "cache",
+                                      "retrieval", "prompt", "generate", "postprocess"}))
+      << first.body;
 
   // The same question again comes from the answer cache.
   const std::string other = server.new_session();

@@ -1,0 +1,91 @@
+// The pipeline of a customer turn, as one ordered list, and what every stage shares: running
+// and timing the stages, replying, storing the answer (see turn.h).
+#include "desk/turn/turn.h"
+
+#include <iterator>
+
+#include "desk/message_meta.h"
+#include "filter/pii_masker.h"
+
+namespace supportd::desk {
+
+// The pipeline, in order. Each stage either hands the turn on or ends it.
+const Turn::Stage Turn::kPipeline[] = {
+    {"validate", &Turn::validate},        // the session is the tenant's; the text is taken
+    {"safety", &Turn::screen},            // the content rules refuse or mask the question
+    {"store", &Turn::record_question},    // the question joins the conversation
+    {"handoff", &Turn::check_handoff},    // asked for a person, or a configured topic
+    {"faq", &Turn::answer_faq},           // an exact FAQ question
+    {"cache", &Turn::answer_from_cache},  // an answer given before
+    {"retrieval", &Turn::retrieve},       // the articles; a confident one's answer
+    {"prompt", &Turn::prepare_prompt},    // (generating) history and articles
+    {"generate", &Turn::generate},        // (generating) the engine writes: pending
+    {"postprocess", &Turn::postprocess},  // (generated) stored and cached
+    {"fallback", &Turn::fall_back},       // nothing answered: articles and a person
+};
+
+Turn::Turn(const TurnContext& context, std::string tenant, std::string session, std::string text,
+           std::shared_ptr<AnswerSink> sink)
+    : context_(context),
+      tenant_(std::move(tenant)),
+      session_(std::move(session)),
+      text_(std::move(text)),
+      sink_(std::move(sink)) {}
+
+void Turn::run() {
+  knowledge_ = context_.knowledge.current();
+  advance(0);
+}
+
+void Turn::advance(std::size_t from) {
+  for (std::size_t i = from; i < std::size(kPipeline); ++i) {
+    next_stage_ = i + 1;  // before the stage runs: a pending stage's resume() reads it
+    timer_.start(kPipeline[i].name);
+    switch ((this->*kPipeline[i].run)()) {
+      case Next::kContinue: timer_.stop(answer_, context_.metrics); break;
+      case Next::kSkip: timer_.drop(); break;
+      case Next::kDone: timer_.stop(answer_, context_.metrics); return;  // no-op after reply()
+      case Next::kPending: return;  // the turn now belongs to another thread
+    }
+  }
+}
+
+void Turn::resume(const engine::Completion& completion) {
+  timer_.stop(answer_, context_.metrics);  // the generate stage
+  finished_ = completion.reason;
+  advance(next_stage_);
+}
+
+Turn::Next Turn::reply(AnswerSource source, std::string text, bool stream_text) {
+  timer_.stop(answer_, context_.metrics);
+  answer_.source = source;
+  answer_.text = std::move(text);
+  if (!answer_.citations.empty()) sink_->on_citations(answer_.citations);
+  if (stream_text && !answer_.text.empty()) sink_->on_token(answer_.text);
+  store_answer();
+  deliver();
+  return Next::kDone;
+}
+
+void Turn::deliver() {
+  timer_.stop(answer_, context_.metrics);
+  context_.metrics.answered(answer_.source);
+  sink_->on_done(answer_);
+}
+
+void Turn::store_answer() {
+  if (session_.empty() || answer_.text.empty()) return;
+  // The source and citations go with the text, so that the history shows them as they were.
+  const std::string meta =
+      encode_message_meta({answer_source_name(answer_.source), answer_.citations, ""});
+  auto seq = context_.sessions.append(
+      session_, {store::Role::kAssistant, filter::mask_pii(answer_.text), meta});
+  if (seq) answer_.seq_id = *seq;
+}
+
+Turn::Next Turn::fail(const DeskError& error) {
+  sink_->on_error(error);
+  return Next::kDone;
+}
+
+}  // namespace supportd::desk
