@@ -22,8 +22,7 @@ namespace anomaly = obs::anomaly;
 
 // Exit codes: 0 done; 1 the output could not be written; 2 bad input (flags, the input file).
 int fail(const Error& error) {
-  fmt::print(stderr, "error: {}\n", error.message);
-  return error.code == ErrorCode::kInvalidArgument || error.code == ErrorCode::kNotFound ? 2 : 1;
+  return report_failure(error, {ErrorCode::kInvalidArgument, ErrorCode::kNotFound});
 }
 
 // CPU time of this process: what the detector costs, whatever else the machine is doing.

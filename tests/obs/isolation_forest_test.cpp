@@ -69,6 +69,21 @@ TEST(IsolationTree, IsolatesAnOutlierOfItsSampleSooner) {
   EXPECT_GT(typical / 50, 6.0);
 }
 
+TEST(IsolationTree, SetsApartAnyOtherPointFromASampleOfIdenticalOnes) {
+  // A constant stretch (no errors, an empty queue): no split can cut the sample, yet a
+  // different value must not score as ordinary; the same value still does.
+  const std::vector<double> points(2 * 64, 0.0);  // 64 points of (0, 0)
+  std::vector<std::uint32_t> rows(64);
+  for (std::uint32_t i = 0; i < 64; ++i)
+    rows[i] = i;
+  Random random(3);
+  IsolationTree built(points, 2, rows, 8, random);
+  const std::array<double, 2> same{0.0, 0.0}, other{1.0, 0.0}, both{1.0, 1.0};
+  EXPECT_DOUBLE_EQ(built.path_length(same), average_path_length(64));
+  EXPECT_NEAR(built.path_length(other), 0.5 + 0.5 * average_path_length(64), 1e-9);
+  EXPECT_DOUBLE_EQ(built.path_length(both), 1.0);
+}
+
 TEST(StreamingForest, IsolatesAnInjectedOutlier) {
   const StreamingForest forest = learnt_cloud(1);
   const double outlier = score_of(forest, 6, -6);

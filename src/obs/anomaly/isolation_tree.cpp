@@ -48,6 +48,10 @@ double average_path_length(double n) {
 
 namespace {
 
+// The feature in a node that does not split: the sample points that reached it are identical,
+// and both its children are the leaf they form.
+constexpr std::size_t kIdentical = 0xFFFF;
+
 // The feature (16 bits) and the two children (24 bits each, signed) of an internal node.
 double pack(std::size_t feature, std::int32_t left, std::int32_t right) {
   const std::uint64_t bits = static_cast<std::uint64_t>(feature) |
@@ -108,9 +112,10 @@ IsolationTree::Child IsolationTree::build(std::span<const double> points,
   std::size_t spread = 0;
   for (std::size_t f = 0; f < dimensions_; ++f)
     spread += box[2 * f + 1] > box[2 * f] ? 1 : 0;
-  if (spread == 0) {  // identical points: a leaf after all
-    nodes_.resize(at);
-    return leaf;
+  if (spread == 0) {  // identical points: a leaf after all, but one that keeps their box
+    nodes_[at] = 0;
+    nodes_[at + 1] = pack(kIdentical, leaf, leaf);
+    return static_cast<Child>(at / stride_);
   }
   std::size_t pick = random.below(spread);
   std::size_t feature = 0;
@@ -152,6 +157,8 @@ double IsolationTree::path_length(std::span<const double> point) const {
     expected += still_in * cut_off * (depth + 1);
     still_in *= 1 - cut_off;
     const Unpacked links = unpack(node[1]);
+    if (links.feature == kIdentical)  // not cut off: among the identical points
+      return expected + still_in * (depth + average_path_length(-links.left - 1));
     at = point[links.feature] < node[0] ? links.left : links.right;
     depth += 1;
   }

@@ -31,7 +31,7 @@ class IsolationTree {
  public:
   // Builds the tree on `points` (row-major, `dimensions` values per point) taking the rows
   // listed in `rows` (reordered in place); `height_limit` bounds the depth. Keeps no reference
-  // to its arguments. REQUIRES: 0 < dimensions < 65536, 0 < height_limit <= 20,
+  // to its arguments. REQUIRES: 0 < dimensions < 65535, 0 < height_limit <= 20,
   // rows.size() < 2^23, every listed row exists.
   IsolationTree(std::span<const double> points, std::size_t dimensions,
                 std::span<std::uint32_t> rows, int height_limit, Random& random);
@@ -41,7 +41,9 @@ class IsolationTree {
   // sample points that reached a node, it counts as cut off there with the probability a
   // random split of that node would have separated it had it been in the sample: a point far
   // beyond the sample isolates in fewer splits than the sample's own extreme points, instead
-  // of sharing their path length as in the original algorithm.
+  // of sharing their path length as in the original algorithm. Points that no split could
+  // separate (identical ones) keep their box too, so that after a constant stretch (no errors,
+  // an empty queue) any other value stands out rather than scoring as ordinary.
   double path_length(std::span<const double> point) const;
 
   std::size_t sample_size() const { return sample_size_; }
@@ -58,9 +60,10 @@ class IsolationTree {
   int height_limit_;
   std::size_t sample_size_;
   Child root_ = -1;
-  // The internal nodes, each in one run of `stride_` doubles, so that a step of a path reads
-  // one or two cache lines: the split value; the feature and both children packed in 64 bits;
-  // then per feature the low and high of the sample points that reached the node.
+  // The internal nodes (and the leaves of identical points), each in one run of `stride_`
+  // doubles, so that a step of a path reads one or two cache lines: the split value; the
+  // feature and both children packed in 64 bits; then per feature the low and high of the
+  // sample points that reached the node.
   std::vector<double> nodes_;
 };
 
