@@ -64,6 +64,7 @@ http::Router make_router(Services& s) {
   // Operations.
   own("GET", "/v1/stats", bind(stats));
   own("GET", "/metrics", bind(metrics));
+  own("GET", "/v1/alerts", bind(alerts));
   // The web pages built into the binary: demo page with the widget, agent console, dashboard.
   // The widget's script is loaded by other sites' pages.
   router.add("GET", "/widget.js", s.cross_origin.open(serve_static));

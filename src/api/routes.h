@@ -20,6 +20,9 @@ class ServingMetrics;
 namespace supportd::desk {
 class Desk;
 }
+namespace supportd::obs::anomaly {
+class AnomalyMonitor;
+}
 namespace supportd::api {
 
 // What the handlers need; owned by the caller and outliving the router. Only `engine` is
@@ -28,9 +31,10 @@ struct Services {
   engine::Engine* engine = nullptr;
   Access* access = nullptr;
   ServingMetrics* metrics = nullptr;
-  desk::Desk* desk = nullptr;         // the customer-service endpoints (absent: 404)
-  http::CrossOrigin cross_origin;     // which sites' pages may call (default: any)
-  std::vector<std::string> warnings;  // degraded parts, shown in /ready's details
+  desk::Desk* desk = nullptr;                       // the customer-service endpoints (absent: 404)
+  obs::anomaly::AnomalyMonitor* anomaly = nullptr;  // GET /v1/alerts (absent: 404)
+  http::CrossOrigin cross_origin;                   // which sites' pages may call (default: any)
+  std::vector<std::string> warnings;                // degraded parts, shown in /ready's details
 };
 
 http::Router make_router(Services& services);

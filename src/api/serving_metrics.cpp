@@ -205,6 +205,14 @@ void ServingMetrics::record_inter_token(const std::string& priority, const std::
   windows_[priority_index(priority)].itl.add(seconds);
 }
 
+ServingMetrics::ClassSample ServingMetrics::class_sample(int priority) const {
+  const Windows& w = windows_[priority];
+  ClassSample sample{w.ttft.percentiles(), w.itl.percentiles(), w.e2e.percentiles(), {}};
+  for (int o = 0; o < kOutcomes; ++o)
+    sample.outcomes[o] = outcomes_[priority][o].load();
+  return sample;
+}
+
 json::object ServingMetrics::stats_object() const {
   const engine::EngineStats s = engine_.stats();
   json::object classes;

@@ -44,6 +44,15 @@ class ServingMetrics {
   boost::json::object stats_object() const;
 
   obs::Registry& registry() { return registry_; }
+  engine::Engine& engine() { return engine_; }
+
+  // One class's latencies over the window and its outcome counts so far (for the anomaly
+  // watch, which turns the counts into rates).
+  struct ClassSample {
+    obs::Percentiles ttft, itl, e2e;
+    std::array<std::int64_t, 6> outcomes{};  // by Outcome
+  };
+  ClassSample class_sample(int priority) const;
 
  private:
   struct Windows {

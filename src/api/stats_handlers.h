@@ -1,5 +1,6 @@
 // Operational endpoints: /v1/stats (JSON: percentiles over a sliding window, and the desk's
-// figures when it is on) and /metrics (Prometheus text format).
+// figures when it is on), /metrics (Prometheus text format) and /v1/alerts (JSON: the anomaly
+// alerts active and recently ended, with the signals' states; 404 with --anomaly off).
 #pragma once
 
 #include "api/routes.h"
@@ -9,5 +10,6 @@ namespace supportd::api {
 
 http::Response stats(Services& services, http::Request& request);
 http::Response metrics(Services& services, http::Request& request);
+http::Response alerts(Services& services, http::Request& request);
 
 }  // namespace supportd::api

@@ -38,5 +38,6 @@ void add_encoder_command(CLI::App& app, int& exit_code);
 void add_kb_command(CLI::App& app, int& exit_code);
 void add_capacity_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);
+void add_anomaly_command(CLI::App& app, int& exit_code);
 
 }  // namespace supportd::app

@@ -4,12 +4,14 @@
 #include <sys/resource.h>
 
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "api/access.h"
+#include "api/anomaly_watch.h"
 #include "api/routes.h"
 #include "api/serving_metrics.h"
 #include "app/commands.h"
@@ -106,7 +108,14 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
     (*engine)->shutdown();
     return 0;
   }
+  std::optional<obs::anomaly::AnomalyMonitor> monitor;
+  std::optional<api::AnomalyWatch> watch;
+  if (config.anomaly.on) {
+    monitor.emplace(config.anomaly.monitor);
+    watch.emplace(metrics, *monitor, config.anomaly.leak);
+  }
   api::Services services{engine->get(), &access, &metrics, (*desk)->desk.get()};
+  services.anomaly = monitor ? &*monitor : nullptr;
   services.warnings = (*desk)->warnings;
   services.cross_origin = config.cross_origin;
   http::Router router = api::make_router(services);
@@ -123,12 +132,14 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   if (!config.port_file.empty()) {
     std::ofstream(config.port_file) << server.port() << "\n";
   }
+  if (watch) watch->start(config.anomaly.interval);
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   spdlog::info("received {}; stopping (grace {} s)", strsignal(signal_number),
                config.shutdown_grace.count());
   server.stop_accepting();
+  if (watch) watch->stop();
   if (!server.wait_idle(config.shutdown_grace)) {
     spdlog::warn("cancelling {} requests still in flight", server.requests_in_flight());
   }

@@ -19,12 +19,22 @@
 #include "engine/upstream/upstream_engine.h"
 #include "http/cross_origin.h"
 #include "http/server.h"
+#include "obs/anomaly/signal_monitor.h"
+#include "obs/leak_watchdog.h"
 
 namespace CLI {
 class App;
 }
 
 namespace supportd::app {
+
+// The anomaly watch over the serving signals (api/anomaly_watch.h).
+struct AnomalyConfig {
+  bool on = true;
+  std::chrono::milliseconds interval{1000};  // between readings of every signal
+  obs::anomaly::MonitorOptions monitor;
+  obs::LeakOptions leak;
+};
 
 // What serve runs with: complete once ServeOptions::finish() has succeeded.
 struct ServeConfig {
@@ -38,6 +48,7 @@ struct ServeConfig {
   std::string port_file;  // written with the bound port once listening (for scripts and tests)
   std::vector<api::ApiKey> api_keys;  // [[api_keys]] tables in the config file
   DeskConfig desk;
+  AnomalyConfig anomaly;
 };
 
 // The options of `serve`, declared on its CLI11 command, bound to a ServeConfig.

@@ -374,6 +374,54 @@ void declare_desk(OptionTable& table, ServeConfig& config) {
   });
 }
 
+void declare_anomaly(OptionTable& table, ServeConfig& config) {
+  OptionSection anomaly = table.section("anomaly", "Anomaly alerts");
+  AnomalyConfig& a = config.anomaly;
+  obs::anomaly::AlertOptions& alert = a.monitor.alert;
+  anomaly.choice("anomaly", a.on, kOnOff, true,
+                 "Watch latency, queues, throughput, refusals, errors and memory for anomalies "
+                 "(GET /v1/alerts, supportd_alert_active in /metrics)");
+  anomaly
+      .duration<milliseconds>("anomaly-interval-ms", a.interval, 1000,
+                              "Time between two readings of every watched signal")
+      .between(10, 60000);
+  anomaly
+      .value("anomaly-raise", alert.raise, 0.78,
+             "Anomaly score at which an alert is raised (higher: fewer, later alerts)")
+      .between(0.5, 1.0);
+  anomaly
+      .value("anomaly-clear", alert.clear, 0.62,
+             "Anomaly level a signal must stay under for an alert to clear")
+      .between(0.0, 1.0);
+  anomaly
+      .value("anomaly-clear-after", alert.clear_after, std::size_t{60},
+             "Readings in a row under --anomaly-clear that clear an alert")
+      .between(1, 86400);
+  anomaly
+      .value("anomaly-recent", a.monitor.kept_ended, std::size_t{50},
+             "Ended alerts GET /v1/alerts lists")
+      .between(0, 10000);
+  anomaly
+      .value("leak-alert-mb-per-1000", a.leak.alert_mb_per_1000, 200.0,
+             "Growth of anonymous memory per 1,000 requests, kept up over the leak watchdog's "
+             "last 5 checkpoints, that raises the memory_leak alert (MB)")
+      .at_least(0.0);
+  anomaly
+      .value("leak-every-requests", a.leak.every_requests, std::size_t{1000},
+             "Requests between two checkpoints of the leak watchdog")
+      .at_least(1);
+  anomaly
+      .value("leak-warm-up-requests", a.leak.warm_up_requests, std::size_t{5000},
+             "Requests before the leak watchdog's first checkpoint (the caches fill up first)")
+      .at_least(0);
+  table.rule([&alert] {
+    if (alert.clear <= alert.raise) return Status();
+    return Status(Error::invalid(fmt::format(
+        "--anomaly-clear {} is above --anomaly-raise {}: an alert clears below where it rises",
+        alert.clear, alert.raise)));
+  });
+}
+
 }  // namespace
 
 void declare_serve_options(OptionTable& table, ServeConfig& config) {
@@ -387,6 +435,7 @@ void declare_serve_options(OptionTable& table, ServeConfig& config) {
   declare_http(table, config);
   declare_scheduling(table, config);
   declare_desk(table, config);
+  declare_anomaly(table, config);
 }
 
 }  // namespace supportd::app

@@ -246,8 +246,8 @@ TEST(ServeConfig, EveryOptionHasItsOwnKeyAndIsInTheHelp) {
   ServeOptions options(app, config);
   const std::string help = app.help();
   std::set<std::string> keys;
-  const std::set<std::string> sections = {"log",  "engine",     "upstream",
-                                          "http", "scheduling", "desk"};
+  const std::set<std::string> sections = {"log",        "engine", "upstream", "http",
+                                          "scheduling", "desk",   "anomaly"};
   for (const DeclaredOption* option : options.table().options()) {
     EXPECT_TRUE(keys.insert(option->key()).second) << option->key() << " is declared twice";
     EXPECT_TRUE(sections.contains(option->key().substr(0, option->key().find('.'))))
@@ -255,9 +255,42 @@ TEST(ServeConfig, EveryOptionHasItsOwnKeyAndIsInTheHelp) {
     EXPECT_NE(help.find(option->flag() + " "), std::string::npos) << option->flag();
   }
   for (const char* key : {"log.log-level", "engine.parallel", "upstream.upstream", "http.port",
-                          "scheduling.aging-ms", "desk.kb"}) {
+                          "scheduling.aging-ms", "desk.kb", "anomaly.anomaly"}) {
     EXPECT_TRUE(keys.contains(key)) << key;
   }
+}
+
+TEST(ServeConfig, TheAnomalyWatchIsOnByDefaultAndItsThresholdsAreChecked) {
+  ServeConfig config;
+  ASSERT_TRUE(serve({}, config).ok());
+  EXPECT_TRUE(config.anomaly.on);
+  EXPECT_EQ(config.anomaly.interval, std::chrono::milliseconds(1000));
+  const obs::anomaly::AlertOptions alert;
+  EXPECT_EQ(config.anomaly.monitor.alert.raise, alert.raise);
+  EXPECT_EQ(config.anomaly.monitor.alert.clear, alert.clear);
+  EXPECT_EQ(config.anomaly.monitor.alert.clear_after, alert.clear_after);
+  const obs::LeakOptions leak;
+  EXPECT_EQ(config.anomaly.leak.alert_mb_per_1000, leak.alert_mb_per_1000);
+  EXPECT_EQ(config.anomaly.leak.every_requests, leak.every_requests);
+  EXPECT_EQ(config.anomaly.leak.warm_up_requests, leak.warm_up_requests);
+
+  ServeConfig off;
+  ASSERT_TRUE(serve({"--anomaly", "off", "--anomaly-interval-ms", "250"}, off).ok());
+  EXPECT_FALSE(off.anomaly.on);
+  EXPECT_EQ(off.anomaly.interval, std::chrono::milliseconds(250));
+
+  EXPECT_EQ(refusal({"--anomaly", "maybe"}), "--anomaly must be on or off");
+  EXPECT_EQ(refusal({"--anomaly-raise", "0.3"}), "--anomaly-raise must be between 0.5 and 1");
+  EXPECT_EQ(refusal({"--anomaly-raise", "0.7", "--anomaly-clear", "0.75"}),
+            "--anomaly-clear 0.75 is above --anomaly-raise 0.7: an alert clears below where it "
+            "rises");
+  EXPECT_EQ(refusal({"--leak-every-requests", "0"}), "--leak-every-requests must be at least 1");
+
+  const ConfigFile file("[anomaly]\nanomaly-raise = 0.9\nanomaly-clear-after = 5\n");
+  ServeConfig from_file;
+  ASSERT_TRUE(serve({"--config", file.path()}, from_file).ok());
+  EXPECT_EQ(from_file.anomaly.monitor.alert.raise, 0.9);
+  EXPECT_EQ(from_file.anomaly.monitor.alert.clear_after, 5u);
 }
 
 }  // namespace

@@ -1,0 +1,30 @@
+#include "obs/anomaly/detector.h"
+
+#include <cmath>
+
+namespace supportd::obs::anomaly {
+
+AnomalyDetector::AnomalyDetector(const DetectorOptions& options)
+    : options_(options),
+      shaper_(options.features),
+      forest_(shaper_.dimensions(), options.forest, options.seed),
+      likelihood_(options.likelihood),
+      onset_(options.onset) {}
+
+AnomalyReading AnomalyDetector::update(double value) {
+  if (!std::isfinite(value)) return last_;
+  AnomalyReading reading;
+  const auto features = shaper_.push(value);
+  if (!features.empty()) {
+    if (const auto isolation = forest_.score_and_learn(features)) {
+      reading.level = options_.likelihood_on ? likelihood_.update(*isolation) : *isolation;
+      reading.learning = options_.likelihood_on && !likelihood_.ready();
+      reading.score = onset_.filter(reading.level);
+      reading.onset = onset_.last_was_onset();
+    }
+  }
+  last_ = reading;
+  return reading;
+}
+
+}  // namespace supportd::obs::anomaly

@@ -1,0 +1,122 @@
+// The server's anomaly monitor (see signal_monitor.h): a detector and an alert per signal.
+#include "obs/anomaly/signal_monitor.h"
+
+#include <cmath>
+#include <functional>
+
+namespace supportd::obs::anomaly {
+
+AnomalyMonitor::AnomalyMonitor(const MonitorOptions& options) : options_(options) {}
+
+AnomalyMonitor::Signal& AnomalyMonitor::signal(const std::string& name) {
+  auto found = signals_.find(name);
+  if (found != signals_.end()) return found->second;
+  DetectorOptions detector = options_.detector;
+  // Signals sampled alike should not draw alike trees: the seed follows the name.
+  detector.seed = options_.detector.seed ^ std::hash<std::string>{}(name);
+  Signal created{AnomalyDetector(detector), AlertHysteresis(options_.alert), {}, {}, {}};
+  created.state.signal = name;
+  return signals_.emplace(name, std::move(created)).first->second;
+}
+
+std::vector<AlertRecord> AnomalyMonitor::observe(std::span<const SignalValue> values,
+                                                 WallClock::time_point now) {
+  std::vector<AlertRecord> changes;
+  std::lock_guard lock(mutex_);
+  for (const SignalValue& value : values) {
+    if (!std::isfinite(value.value)) continue;
+    Signal& s = signal(value.signal);
+    s.state.value = value.value;
+    s.state.reading = s.detector.update(value.value);
+    s.values.push_back(value.value);
+    if (s.values.size() > options_.kept_values) s.values.erase(s.values.begin());
+
+    const AlertChange change = s.alert.update(s.state.reading);
+    s.state.alert_active = s.alert.active();
+    AlertRecord& record = s.record;
+    if (change == AlertChange::kRaised) {
+      record = AlertRecord{};
+      record.signal = value.signal;
+      record.since = now;
+      record.raising_value = value.value;
+      record.raising_score = s.state.reading.score;
+    }
+    if (s.alert.active() || change == AlertChange::kCleared) {
+      record.values = s.values;
+      if (s.alert.active()) {
+        record.peak_score = s.alert.peak_score();
+        record.readings = s.alert.readings_active();
+      }
+    }
+    if (change == AlertChange::kRaised) changes.push_back(record);
+    if (change == AlertChange::kCleared) {
+      record.active = false;
+      record.ended = now;
+      ++record.readings;  // the clearing reading
+      changes.push_back(record);
+      remember_ended(record);
+    }
+  }
+  return changes;
+}
+
+void AnomalyMonitor::remember_ended(const AlertRecord& record) {
+  ended_.insert(ended_.begin(), record);
+  if (ended_.size() > options_.kept_ended) ended_.resize(options_.kept_ended);
+}
+
+std::optional<AlertRecord> AnomalyMonitor::set_condition(const std::string& alert, bool active,
+                                                         double value, WallClock::time_point now) {
+  std::lock_guard lock(mutex_);
+  auto found = conditions_.find(alert);
+  if (found != conditions_.end()) {
+    AlertRecord& record = found->second;
+    record.values.push_back(value);
+    if (record.values.size() > options_.kept_values) record.values.erase(record.values.begin());
+    ++record.readings;
+    if (active) return std::nullopt;
+    record.active = false;
+    record.ended = now;
+    AlertRecord ended = std::move(record);
+    conditions_.erase(found);
+    remember_ended(ended);
+    return ended;
+  }
+  if (!active) return std::nullopt;
+  AlertRecord record;
+  record.signal = alert;
+  record.since = now;
+  record.raising_value = value;
+  record.raising_score = record.peak_score = 1;
+  record.values = {value};
+  record.readings = 1;
+  conditions_[alert] = record;
+  return record;
+}
+
+std::vector<AlertRecord> AnomalyMonitor::active() const {
+  std::lock_guard lock(mutex_);
+  std::vector<AlertRecord> alerts;
+  for (const auto& [name, s] : signals_) {
+    if (s.alert.active()) alerts.push_back(s.record);
+  }
+  for (const auto& [name, record] : conditions_)
+    alerts.push_back(record);
+  return alerts;
+}
+
+std::vector<AlertRecord> AnomalyMonitor::ended() const {
+  std::lock_guard lock(mutex_);
+  return ended_;
+}
+
+std::vector<SignalState> AnomalyMonitor::signals() const {
+  std::lock_guard lock(mutex_);
+  std::vector<SignalState> states;
+  states.reserve(signals_.size());
+  for (const auto& [name, s] : signals_)
+    states.push_back(s.state);
+  return states;
+}
+
+}  // namespace supportd::obs::anomaly

@@ -1,0 +1,56 @@
+// The memory leak watchdog: it takes a checkpoint of the process's anonymous memory (RssAnon +
+// VmSwap: what a leak grows, unlike file-backed pages such as the mapped model) every
+// `every_requests` requests served, fits the growth per 1,000 requests over the last
+// `fit_checkpoints` checkpoints taken after a warm-up (the caches fill up to their caps first,
+// which is growth but not a leak), and raises its alert while that slope stays above
+// `alert_mb_per_1000` (the reference: 200 MB per 1,000 requests) over a whole fit. Fed by the
+// server's anomaly watch each tick with the requests served so far. Thread-safety: not thread-safe;
+// one owner feeds it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+namespace supportd::obs {
+
+struct LeakOptions {
+  std::size_t every_requests = 1000;    // requests between two checkpoints (at least 1)
+  std::size_t warm_up_requests = 5000;  // requests before the first checkpoint is kept
+  std::size_t fit_checkpoints = 5;      // checkpoints the slope is fitted over (at least 2)
+  double alert_mb_per_1000 = 200;       // slope that raises the alert, in MB (10^6 bytes)
+};
+
+struct LeakCheckpoint {
+  std::int64_t requests = 0;
+  std::int64_t anonymous_bytes = 0;
+  // Least-squares growth per 1,000 requests over the kept checkpoints; empty until there
+  // are two.
+  std::optional<double> bytes_per_1000;
+  bool alert = false;  // a whole fit's slope (fit_checkpoints kept) is above the threshold
+};
+
+class LeakWatchdog {
+ public:
+  explicit LeakWatchdog(const LeakOptions& options = {}) : options_(options) {}
+
+  // Reports the requests served so far and the anonymous memory now; returns the checkpoint
+  // taken when one was due (past the warm-up, `every_requests` after the previous one).
+  std::optional<LeakCheckpoint> observe(std::int64_t requests, std::int64_t anonymous_bytes);
+
+  // The latest checkpoint (requests 0 before the first).
+  const LeakCheckpoint& last() const { return last_; }
+
+ private:
+  LeakOptions options_;
+  std::int64_t next_ = -1;  // requests at which the next checkpoint is due (-1: not set yet)
+  std::deque<LeakCheckpoint> kept_;
+  LeakCheckpoint last_;
+};
+
+// This process's anonymous memory (RssAnon + VmSwap from /proc/self/status), in bytes; 0 when
+// it cannot be read.
+std::int64_t anonymous_memory_bytes();
+
+}  // namespace supportd::obs

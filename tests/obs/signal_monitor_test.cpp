@@ -1,0 +1,129 @@
+// The server's anomaly monitor, fed tick by tick as the server's watch feeds it: a latency step
+// on one signal raises that signal's alert (and no other's), which clears once the latency is
+// back; ended alerts are kept, newest first and bounded; values that are not finite are skipped.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "obs/anomaly/signal_monitor.h"
+
+namespace supportd::obs::anomaly {
+namespace {
+
+using std::chrono::seconds;
+
+// A latency that repeats a short pattern around 0.3 s: after one round nothing in it is new,
+// so whatever the detector flags later is what the test injected.
+double usual_latency(std::size_t t) {
+  constexpr double kPattern[] = {0.30, 0.31, 0.33, 0.31, 0.29};
+  return kPattern[t % 5];
+}
+
+// Feeds `values` of "latency" (and a steady "queue" beside it) one tick a second from `start`.
+class Feed {
+ public:
+  explicit Feed(AnomalyMonitor& monitor) : monitor_(monitor) {}
+
+  std::vector<AlertRecord> tick(double latency) {
+    const SignalValue values[] = {{"latency", latency}, {"queue", 4.0}};
+    now_ += seconds(1);
+    return monitor_.observe(values, now_);
+  }
+  WallClock::time_point now() const { return now_; }
+
+ private:
+  AnomalyMonitor& monitor_;
+  WallClock::time_point now_ = WallClock::time_point{} + std::chrono::hours(24 * 365 * 50);
+};
+
+TEST(AnomalyMonitor, ALatencyStepRaisesItsAlertWhichClearsOnceTheLatencyIsBack) {
+  AnomalyMonitor monitor;
+  Feed feed(monitor);
+  // The usual latency, which the detector learns.
+  std::size_t t = 0;
+  for (; t < 400; ++t) {
+    ASSERT_TRUE(feed.tick(usual_latency(t)).empty()) << "false alert at " << t;
+  }
+  // The step: ten times the latency for 30 s.
+  std::optional<AlertRecord> raised;
+  for (int i = 0; i < 30; ++i, ++t) {
+    for (const AlertRecord& change : feed.tick(3.2)) {
+      ASSERT_FALSE(raised) << "raised twice";
+      raised = change;
+    }
+  }
+  ASSERT_TRUE(raised) << "a tenfold latency step raised no alert";
+  EXPECT_EQ(raised->signal, "latency");
+  EXPECT_TRUE(raised->active);
+  EXPECT_DOUBLE_EQ(raised->raising_value, 3.2);
+  EXPECT_GE(raised->raising_score, monitor.options().alert.raise);
+  ASSERT_EQ(monitor.active().size(), 1u);
+  EXPECT_EQ(monitor.active()[0].since, raised->since);
+  EXPECT_DOUBLE_EQ(monitor.active()[0].values.back(), 3.2);
+
+  // Back to the usual: the alert clears, after a calm stretch, and is listed as ended.
+  std::optional<AlertRecord> cleared;
+  for (; t < 1000 && !cleared; ++t) {
+    for (const AlertRecord& change : feed.tick(usual_latency(t)))
+      cleared = change;
+  }
+  ASSERT_TRUE(cleared) << "the alert never cleared once the latency was back";
+  EXPECT_EQ(cleared->signal, "latency");
+  EXPECT_FALSE(cleared->active);
+  EXPECT_EQ(cleared->since, raised->since);
+  EXPECT_EQ(cleared->ended, feed.now());
+  EXPECT_GE(cleared->readings, monitor.options().alert.clear_after);
+  EXPECT_GE(cleared->peak_score, raised->raising_score);
+  EXPECT_TRUE(monitor.active().empty());
+  ASSERT_EQ(monitor.ended().size(), 1u);
+  EXPECT_EQ(monitor.ended()[0].ended, cleared->ended);
+  for (const SignalState& state : monitor.signals())
+    EXPECT_FALSE(state.alert_active);
+}
+
+TEST(AnomalyMonitor, SkipsValuesThatAreNotFinite) {
+  AnomalyMonitor monitor;
+  const WallClock::time_point now{};
+  const SignalValue first[] = {{"latency", 0.25}};
+  monitor.observe(first, now);
+  const SignalValue none[] = {{"latency", std::numeric_limits<double>::quiet_NaN()},
+                              {"idle", std::numeric_limits<double>::quiet_NaN()}};
+  monitor.observe(none, now);
+  const auto signals = monitor.signals();
+  ASSERT_EQ(signals.size(), 1u);  // "idle" was never fed a value
+  EXPECT_EQ(signals[0].signal, "latency");
+  EXPECT_DOUBLE_EQ(signals[0].value, 0.25);
+}
+
+TEST(AnomalyMonitor, KeepsTheNewestEndedAlertsOnly) {
+  MonitorOptions options;
+  options.kept_ended = 2;
+  options.alert.clear_after = 3;
+  AnomalyMonitor monitor(options);
+  Feed feed(monitor);
+  std::size_t t = 0, raises = 0, clears = 0;
+  for (; t < 300; ++t)
+    feed.tick(usual_latency(t));
+  // Steps far outside anything seen, each followed by a return to the usual.
+  for (int step = 0; step < 4; ++step) {
+    for (int i = 0; i < 5; ++i)
+      raises += feed.tick(1000.0 * (step + 2)).size();
+    for (int i = 0; i < 300; ++i, ++t) {
+      for (const AlertRecord& change : feed.tick(usual_latency(t)))
+        clears += change.active ? 0 : 1;
+    }
+  }
+  ASSERT_EQ(raises, 4u);
+  ASSERT_EQ(clears, 4u);
+  const auto ended = monitor.ended();
+  ASSERT_EQ(ended.size(), 2u);
+  EXPECT_GT(ended[0].since, ended[1].since);  // newest first
+  EXPECT_DOUBLE_EQ(ended[0].raising_value, 5000.0);
+  EXPECT_DOUBLE_EQ(ended[1].raising_value, 4000.0);
+}
+
+}  // namespace
+}  // namespace supportd::obs::anomaly
