@@ -1,3 +1,4 @@
+// Reads NAB's labelled windows, profiles and a detector's score files into what the scorer takes.
 #include "nab/nab_corpus.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Raising and clearing one signal's alert from the detector's readings, with hysteresis.
 #include "obs/anomaly/alert_hysteresis.h"
 
 #include <algorithm>

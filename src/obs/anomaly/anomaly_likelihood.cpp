@@ -1,3 +1,4 @@
+// The tail probability of a signal's recent mean anomaly score against its longer history.
 #include "obs/anomaly/anomaly_likelihood.h"
 
 #include <algorithm>

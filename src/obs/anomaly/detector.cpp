@@ -1,3 +1,4 @@
+// One signal's streaming detector: features, the forest's score, the onset filter, in order.
 #include "obs/anomaly/detector.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// The detector's defaults and the NAME=VALUE settings that change them, checked by name.
 #include "obs/anomaly/detector_options.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Feature vectors from a stream of values: the value, its shingle and short-window shapes.
 #include "obs/anomaly/feature_shaper.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Building one isolation tree on a sample and the path length at which it isolates a point.
 #include "obs/anomaly/isolation_tree.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Damping scores that do not rise above the recent ones, so an anomaly is reported at its onset.
 #include "obs/anomaly/onset_filter.h"
 
 namespace supportd::obs::anomaly {

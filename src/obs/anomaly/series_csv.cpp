@@ -1,3 +1,4 @@
+// The strict row-by-row CSV reader of time series; every error names the file and line.
 #include "obs/anomaly/series_csv.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// The isolation forest over a sliding window: scoring a point, then refreshing the oldest tree.
 #include "obs/anomaly/streaming_forest.h"
 
 #include <algorithm>
