@@ -2,6 +2,7 @@
 // HTTP, so the API layer, the desk and both backends share them.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -96,6 +97,37 @@ struct Phases {
   std::array<Pause, kMaxPauses> pauses{};
   double refused_ms = -1;    // refused while waiting: its deadline could no longer be met
   double cancelled_ms = -1;  // cancel() reached the request
+
+  // --- stamping, by the engine's thread ---
+  // A prefill chunk of `tokens` starts (its end is stamped by end_chunk, or by close()).
+  void begin_chunk(double ms, int tokens) {
+    if (chunk_count < kMaxChunks) {
+      chunks[static_cast<std::size_t>(chunk_count)] = {static_cast<float>(ms), -1, tokens};
+    } else {
+      chunks.back().tokens += tokens;  // joins the last stamped one
+    }
+    ++chunk_count;
+  }
+  void end_chunk(double ms) {
+    if (chunk_count > 0)
+      chunks[static_cast<std::size_t>(last_chunk())].end_ms = static_cast<float>(ms);
+  }
+  void preempted(double ms) {
+    if (pause_count < kMaxPauses)
+      pauses[static_cast<std::size_t>(pause_count)] = {static_cast<float>(ms), -1};
+    ++pause_count;
+  }
+  void resumed(double ms) {
+    if (pause_count > 0 && pause_count <= kMaxPauses)
+      pauses[static_cast<std::size_t>(pause_count - 1)].resumed_ms = static_cast<float>(ms);
+  }
+  // The request ends at `ms`: a chunk still open ends there.
+  void close(double ms) {
+    if (chunk_count > 0 && chunks[static_cast<std::size_t>(last_chunk())].end_ms < 0) end_chunk(ms);
+  }
+
+ private:
+  int last_chunk() const { return std::min(chunk_count, kMaxChunks) - 1; }
 };
 
 struct Completion {
