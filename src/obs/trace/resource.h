@@ -21,7 +21,8 @@ struct Resource {
   std::string text(std::string_view key) const;
 };
 
-// OTEL_RESOURCE_ATTRIBUTES' value as key/value pairs. invalid_argument naming the member
+// A "key=value,key=value" list (OTEL_RESOURCE_ATTRIBUTES', OTEL_EXPORTER_OTLP_HEADERS') as
+// pairs. invalid_argument naming the member (not the variable: the caller knows it)
 // when one is not key=value, has an empty key, or a bad %XX escape.
 Result<std::vector<std::pair<std::string, std::string>>> parse_resource_attributes(
     std::string_view text);
