@@ -105,9 +105,8 @@ void Loop::step() {
   outlook_.step_end = sched::seconds_after(started, std::max(predicted_ms / 1e3, 0.0));
   admission_.publish(outlook_);
   // The prompt's chunks, stamped for its trace (a recompute after a preemption is not one).
-  for (const auto& [s, tokens] :
-       std::span(planned).subspan(static_cast<std::size_t>(chunks_begin))) {
-    if (!s->has_first_token) s->phases.begin_chunk(s->ms_at(started), tokens);
+  for (const auto& [s, tokens] : planned) {
+    if (!s->has_first_token && s->remaining() > 1) s->phases.begin_chunk(s->ms_at(started), tokens);
   }
   const std::span<const Planned> all(planned);
   if (decode_tokens > 0 && batch_.n_tokens > decode_tokens) ++counters_.mixed_steps;
@@ -121,10 +120,8 @@ void Loop::step() {
     run_batch(0, batch_.n_tokens, all, threads);
   }
   const auto ended = Clock::now();
-  for (const auto& [s, tokens] :
-       std::span(planned).subspan(static_cast<std::size_t>(chunks_begin))) {
-    s->phases.close(s->ms_at(ended));  // a sequence finished in the step closed its own
-  }
+  for (const Planned& p : planned)
+    p.sequence->phases.close(p.sequence->ms_at(ended));  // no-op unless a chunk is open
   counters_.last_step_ms = std::chrono::duration<double, std::milli>(ended - started).count();
   last_step_tokens_ = batch_.n_tokens;
   step_time_.record_step(counters_.last_step_ms);
