@@ -5,8 +5,8 @@
 // responses carry traceparent; GET /v1/traces lists what was kept.
 #include <gtest/gtest.h>
 
-#include <boost/json.hpp>
 #include <algorithm>
+#include <boost/json.hpp>
 #include <thread>
 
 #include "api/routes.h"
@@ -79,20 +79,7 @@ class RequestTracing : public ::testing::Test {
   std::vector<DecodedSpan> exported() {
     server_->stop();
     tracer_->shutdown(10s);
-    std::vector<DecodedSpan> spans;
-    for (const auto& post : collector_.posts()) {
-      EXPECT_EQ(post.path, "/v1/traces");
-      std::string error;
-      auto text = testing::decode_export_request(post.body, &error);
-      EXPECT_TRUE(text) << error;
-      if (!text) continue;
-      auto parsed = testing::parse_text_format(*text, &error);
-      EXPECT_TRUE(parsed) << error;
-      if (!parsed) continue;
-      for (auto& span : testing::decoded_spans(*parsed))
-        spans.push_back(std::move(span));
-    }
-    return spans;
+    return testing::collected_spans(collector_);
   }
 
   static std::string chat_body(int max_tokens, bool stream) {

@@ -20,22 +20,6 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using testing::DecodedSpan;
 
-std::vector<DecodedSpan> decode_all(const testing::TestCollector& collector) {
-  std::vector<DecodedSpan> spans;
-  for (const auto& post : collector.posts()) {
-    std::string error;
-    auto text = testing::decode_export_request(post.body, &error);
-    EXPECT_TRUE(text) << error;
-    if (!text) continue;
-    auto parsed = testing::parse_text_format(*text, &error);
-    EXPECT_TRUE(parsed) << error;
-    if (!parsed) continue;
-    for (auto& span : testing::decoded_spans(*parsed))
-      spans.push_back(std::move(span));
-  }
-  return spans;
-}
-
 TEST(DeskTracing, AGeneratedTurnIsATreeOfStagesWithTheGenerationUnderGenerate) {
   if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
   testing::TestCollector collector;
@@ -59,7 +43,7 @@ TEST(DeskTracing, AGeneratedTurnIsATreeOfStagesWithTheGenerationUnderGenerate) {
   server.stop();
   tracer.shutdown(10s);
 
-  const auto spans = decode_all(collector);
+  const auto spans = testing::collected_spans(collector);
   const auto server_span = std::find_if(spans.begin(), spans.end(), [&](const DecodedSpan& s) {
     return s.trace_id == caller_trace && s.parent_span_id == caller_span;
   });

@@ -1,8 +1,12 @@
 // protoc's text format read back into a tree (see otlp_text.h).
 #include "otlp_text.h"
 
+#include <gtest/gtest.h>
+
 #include <cctype>
 #include <string>
+
+#include "otlp_decode.h"
 
 namespace supportd::testing {
 namespace {
@@ -178,6 +182,23 @@ std::vector<DecodedSpan> decoded_spans(const TextMessage& request) {
     }
   }
   return out;
+}
+
+std::vector<DecodedSpan> collected_spans(const TestCollector& collector) {
+  std::vector<DecodedSpan> spans;
+  for (const auto& post : collector.posts()) {
+    EXPECT_EQ(post.path, "/v1/traces");
+    std::string error;
+    auto text = decode_export_request(post.body, &error);
+    EXPECT_TRUE(text) << error;
+    if (!text) continue;
+    auto parsed = parse_text_format(*text, &error);
+    EXPECT_TRUE(parsed) << error;
+    if (!parsed) continue;
+    for (auto& span : decoded_spans(*parsed))
+      spans.push_back(std::move(span));
+  }
+  return spans;
 }
 
 }  // namespace supportd::testing

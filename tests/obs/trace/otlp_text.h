@@ -46,4 +46,9 @@ struct DecodedSpan {
 // Every span of every resource and scope of a decoded ExportTraceServiceRequest.
 std::vector<DecodedSpan> decoded_spans(const TextMessage& request);
 
+class TestCollector;
+// Every span of every POST `collector` received, each decoded by protoc and read back; a POST
+// that does not decode fails the running test.
+std::vector<DecodedSpan> collected_spans(const TestCollector& collector);
+
 }  // namespace supportd::testing
