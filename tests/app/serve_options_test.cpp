@@ -246,7 +246,7 @@ TEST(ServeConfig, EveryOptionHasItsOwnKeyAndIsInTheHelp) {
   ServeOptions options(app, config);
   const std::string help = app.help();
   std::set<std::string> keys;
-  const std::set<std::string> sections = {"log",  "engine",     "upstream",
+  const std::set<std::string> sections = {"log",  "trace",      "engine", "upstream",
                                           "http", "scheduling", "desk"};
   for (const DeclaredOption* option : options.table().options()) {
     EXPECT_TRUE(keys.insert(option->key()).second) << option->key() << " is declared twice";
@@ -254,8 +254,8 @@ TEST(ServeConfig, EveryOptionHasItsOwnKeyAndIsInTheHelp) {
         << option->key();
     EXPECT_NE(help.find(option->flag() + " "), std::string::npos) << option->flag();
   }
-  for (const char* key : {"log.log-level", "engine.parallel", "upstream.upstream", "http.port",
-                          "scheduling.aging-ms", "desk.kb"}) {
+  for (const char* key : {"log.log-level", "trace.otlp-endpoint", "engine.parallel",
+                          "upstream.upstream", "http.port", "scheduling.aging-ms", "desk.kb"}) {
     EXPECT_TRUE(keys.contains(key)) << key;
   }
 }
