@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/text.h"
 #include "obs/trace/ids.h"
 
@@ -29,7 +31,7 @@ Result<std::string> percent_decode(std::string_view text, std::string_view membe
     const int high = whole ? hex_digit(text[i + 1]) : -1;
     const int low = whole ? hex_digit(text[i + 2]) : -1;
     if (high < 0 || low < 0) {
-      return Error::invalid("bad %XX escape in \"" + std::string(member) + "\"");
+      return Error::invalid(fmt::format("bad %XX escape in \"{}\"", member));
     }
     out.push_back(static_cast<char>(high << 4 | low));
     i += 2;
@@ -65,7 +67,7 @@ Result<std::vector<std::pair<std::string, std::string>>> parse_resource_attribut
     if (member.empty()) continue;
     const std::size_t equals = member.find('=');
     if (equals == std::string_view::npos || trim(member.substr(0, equals)).empty()) {
-      return Error::invalid("\"" + std::string(member) + "\" is not key=value");
+      return Error::invalid(fmt::format("\"{}\" is not key=value", member));
     }
     auto key = percent_decode(trim(member.substr(0, equals)), member);
     if (!key) return key.error();
