@@ -118,13 +118,20 @@ std::string hex(const std::string& bytes) {
   return out;
 }
 
+// A fixed64 time as printed; 0 when absent.
+long long nanoseconds(const std::string& printed) {
+  return printed.empty() ? 0 : std::stoll(printed);
+}
+
 // An AnyValue as text: the string itself, a number or bool as printed, a list joined by ','.
 std::string any_value(const TextMessage& value) {
   if (!value.scalars.empty()) return value.scalars.front().second;
   for (const TextMessage* list : value.all("array_value")) {
     std::string joined;
-    for (const TextMessage* item : list->all("values"))
-      joined += (joined.empty() ? "" : ",") + any_value(*item);
+    for (const TextMessage* item : list->all("values")) {
+      if (!joined.empty()) joined += ',';
+      joined += any_value(*item);
+    }
     return joined;
   }
   return {};
@@ -175,8 +182,8 @@ std::vector<DecodedSpan> decoded_spans(const TextMessage& request) {
         }
         for (const TextMessage* event : span->all("events"))
           s.events.push_back(event->scalar("name"));
-        s.start_ns = std::stoll("0" + span->scalar("start_time_unix_nano"));
-        s.end_ns = std::stoll("0" + span->scalar("end_time_unix_nano"));
+        s.start_ns = nanoseconds(span->scalar("start_time_unix_nano"));
+        s.end_ns = nanoseconds(span->scalar("end_time_unix_nano"));
         out.push_back(std::move(s));
       }
     }
