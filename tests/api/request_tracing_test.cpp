@@ -35,8 +35,8 @@ class RequestTracing : public ::testing::Test {
     engine::llama::EngineOptions options;
     options.model_path = testing::synthesized_model();
     options.threads = 0;
-    options.parallel = 2;
-    options.step_tokens = 16;  // a prompt of the test's length takes several chunks
+    options.parallel = 4;
+    options.step_tokens = 64;  // the test's prompt (over 100 tokens) takes several chunks
     auto created = engine::llama::LlamaEngine::create(options);
     ASSERT_TRUE(created.ok()) << created.error().message;
     engine_ = std::move(created).value().release();
@@ -83,12 +83,12 @@ class RequestTracing : public ::testing::Test {
   }
 
   static std::string chat_body(int max_tokens, bool stream) {
+    std::string question;
+    for (int i = 0; i < 6; ++i)
+      question += "where is my parcel? it was sent last week and the tracking page says nothing. ";
     return json::serialize(json::object{
         {"model", engine_->model().id},
-        {"messages", json::array{json::object{{"role", "user"},
-                                              {"content",
-                                               "where is my parcel? it was sent last week "
-                                               "and the tracking page says nothing at all"}}}},
+        {"messages", json::array{json::object{{"role", "user"}, {"content", question}}}},
         {"max_tokens", max_tokens},
         {"temperature", 0},
         {"ignore_eos", true},
@@ -123,7 +123,7 @@ TEST_F(RequestTracing, AChatCompletionExportsItsSpanTreeUnderTheCallersSpan) {
   ASSERT_EQ(answered.size(), 55u) << answered;
   EXPECT_EQ(answered.substr(0, 36), std::string("00-") + kCallerTrace + "-");
   EXPECT_NE(answered.substr(36, 16), kCallerSpan);  // the server span's own id
-  EXPECT_EQ(answered.substr(52), "01");
+  EXPECT_EQ(answered.substr(53), "01");
   const json::object usage = json::parse(r.body).at("usage").as_object();
 
   const auto spans = exported();
@@ -176,7 +176,7 @@ TEST_F(RequestTracing, AChatCompletionExportsItsSpanTreeUnderTheCallersSpan) {
   EXPECT_EQ(std::stoll(prefill.at("supportd.prefill.tokens_computed")) +
                 std::stoll(prefill.at("supportd.prefill.tokens_reused")),
             usage.at("prompt_tokens").as_int64());
-  // The prompt is longer than a step's 16 tokens: several chunks, each an event.
+  // The prompt is longer than a step's 64 tokens: several chunks, each an event.
   EXPECT_GE(std::stoll(prefill.at("supportd.prefill.chunks")), 2);
   EXPECT_EQ(phases[2]->attributes.at("supportd.decode.tokens"),
             std::to_string(usage.at("completion_tokens").as_int64()));
@@ -215,7 +215,8 @@ TEST_F(RequestTracing, SlowRequestsAreListedWithTheirStagesAndShownWhole) {
   for (int i = 0; i < 200; ++i) {
     const auto list = testing::http_request(server_->port(), "GET", "/v1/traces?limit=50");
     ASSERT_EQ(list.status, 200) << list.body;
-    for (const auto& t : json::parse(list.body).at("traces").as_array())
+    const json::value body = json::parse(list.body);  // outlives the loop over its parts
+    for (const auto& t : body.at("traces").as_array())
       if (t.at("trace_id").as_string() == trace_id) listed = t.as_object();
     if (!listed.empty()) break;
     std::this_thread::sleep_for(10ms);
@@ -232,7 +233,8 @@ TEST_F(RequestTracing, SlowRequestsAreListedWithTheirStagesAndShownWhole) {
   const auto one = testing::http_request(server_->port(), "GET", "/v1/traces/" + trace_id);
   ASSERT_EQ(one.status, 200) << one.body;
   std::vector<std::string> names;
-  for (const auto& span : json::parse(one.body).at("spans").as_array())
+  const json::value whole = json::parse(one.body);
+  for (const auto& span : whole.at("spans").as_array())
     names.emplace_back(span.at("name").as_string());
   for (const char* phase : {"queue", "prefill", "decode"})
     EXPECT_NE(std::find(names.begin(), names.end(), phase), names.end()) << phase;

@@ -80,8 +80,13 @@ TEST(DeskTracing, AGeneratedTurnIsATreeOfStagesWithTheGenerationUnderGenerate) {
     if (s.parent_span_id == generation->span_id) phases.push_back(s.name);
   std::sort(phases.begin(), phases.end());
   EXPECT_EQ(phases, (std::vector<std::string>{"decode", "prefill", "queue"}));
-  for (const auto& s : spans)
-    EXPECT_EQ(s.trace_id, caller_trace) << s.name;
+  // Every span of the turn's request is in the caller's trace (the session's creation before
+  // it is a trace of its own).
+  for (const auto& s : spans) {
+    if (s.name != "POST /v1/sessions") {
+      EXPECT_EQ(s.trace_id, caller_trace) << s.name;
+    }
+  }
 }
 
 }  // namespace
