@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "api/request_tracing.h"
 #include "core/text.h"
 
 namespace supportd::api {
@@ -26,13 +27,17 @@ Result<Caller> Access::identify(const http::Request& request) const {
   } else if (!request.header("x-api-key").empty()) {
     key = std::string(request.header("x-api-key"));
   }
-  if (keys_.empty()) return Caller{};
+  if (keys_.empty()) {
+    tag_tenant(Caller{}.tenant);
+    return Caller{};
+  }
   if (key.empty()) {
     return Error{
         ErrorCode::kUnauthenticated, "an API key is required (Authorization: Bearer <key>)", {}, 0};
   }
   auto it = keys_.find(key);
   if (it == keys_.end()) return Error{ErrorCode::kUnauthenticated, "invalid API key", {}, 0};
+  tag_tenant(it->second.tenant);
   return Caller{it->second.key, it->second.tenant, it->second.priority};
 }
 
@@ -60,7 +65,10 @@ std::map<std::string, double> Access::tenant_weights() const {
 }
 
 Result<std::string> tenant_of(const Access* access, const http::Request& request) {
-  if (access == nullptr) return Caller{}.tenant;
+  if (access == nullptr) {
+    tag_tenant(Caller{}.tenant);
+    return Caller{}.tenant;
+  }
   auto caller = access->identify(request);
   if (!caller) return caller.error();
   return caller->tenant;

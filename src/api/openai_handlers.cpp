@@ -17,6 +17,7 @@
 #include "api/openai_request.h"
 #include "api/serving_metrics.h"
 #include "engine/engine.h"
+#include "engine/generation_trace.h"
 #include "http/reply_stream.h"
 
 namespace supportd::api {
@@ -156,7 +157,7 @@ http::Response create_completion(Services& services, http::Request& request, boo
   auto sink =
       call->stream ? make_streaming_sink(reply, format) : make_collecting_sink(reply, format);
   sink = make_metering_sink(std::move(sink), services.metrics, services.access, caller, *priority);
-  auto id = engine.submit(std::move(call->request), sink);
+  auto id = engine::submit_traced(engine, std::move(call->request), sink);
   if (!id) {
     if (id.error().code == ErrorCode::kOverloaded) {
       record_refusal(services, caller, *priority, Outcome::kRejectedQueueFull);

@@ -7,8 +7,10 @@
 #include "api/desk_handlers.h"
 #include "api/desk_socket.h"
 #include "api/openai_handlers.h"
+#include "api/request_tracing.h"
 #include "api/static_handlers.h"
 #include "api/stats_handlers.h"
+#include "api/trace_handlers.h"
 
 namespace supportd::api {
 
@@ -65,6 +67,8 @@ http::Router make_router(Services& s) {
   own("GET", "/v1/stats", bind(stats));
   own("GET", "/metrics", bind(metrics));
   own("GET", "/v1/alerts", bind(alerts));
+  own("GET", "/v1/traces", bind(list_traces));
+  own("GET", "/v1/traces/{trace_id}", bind(get_trace));
   // The web pages built into the binary: demo page with the widget, agent console, dashboard.
   // The widget's script is loaded by other sites' pages.
   router.add("GET", "/widget.js", s.cross_origin.open(serve_static));
@@ -79,6 +83,7 @@ http::Router make_router(Services& s) {
     router.add("OPTIONS", pattern,
                [&s, methods](http::Request& r) { return s.cross_origin.preflight(r, methods); });
   }
+  if (s.tracer != nullptr) router.on_match(name_route);
   return router;
 }
 
@@ -87,6 +92,7 @@ http::ServerOptions serve_routes_with(const Services& services, http::ServerOpti
                                                                 http::Response& response) {
     cross_origin.label_error(request, response);
   };
+  if (services.tracer != nullptr) options.watch = make_request_watcher(*services.tracer);
   return options;
 }
 

@@ -22,6 +22,9 @@ class Desk;
 }
 namespace supportd::obs::anomaly {
 class AnomalyMonitor;
+}  // namespace supportd::obs::anomaly
+namespace supportd::obs::trace {
+class Tracer;
 }
 namespace supportd::api {
 
@@ -32,6 +35,7 @@ struct Services {
   Access* access = nullptr;
   ServingMetrics* metrics = nullptr;
   desk::Desk* desk = nullptr;                       // the customer-service endpoints (absent: 404)
+  obs::trace::Tracer* tracer = nullptr;             // request spans, /v1/traces (absent: no tracing)
   obs::anomaly::AnomalyMonitor* anomaly = nullptr;  // GET /v1/alerts (absent: 404)
   http::CrossOrigin cross_origin;                   // which sites' pages may call (default: any)
   std::vector<std::string> warnings;                // degraded parts, shown in /ready's details
@@ -40,7 +44,8 @@ struct Services {
 http::Router make_router(Services& services);
 
 // `options` with what the routes ask of the server: the errors it answers before any route
-// (a body over the limit, a malformed request) carry the CORS headers open routes have.
+// (a body over the limit, a malformed request) carry the CORS headers open routes have; with
+// a tracer, every request gets its span (api/request_tracing.h).
 http::ServerOptions serve_routes_with(const Services& services, http::ServerOptions options);
 
 }  // namespace supportd::api

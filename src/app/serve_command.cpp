@@ -15,12 +15,15 @@
 #include "api/routes.h"
 #include "api/serving_metrics.h"
 #include "app/commands.h"
+#include "app/log_format.h"
 #include "app/serve_config.h"
+#include "app/tracing_setup.h"
 #include "engine/llama/llama_engine.h"
 #include "engine/upstream/upstream_engine.h"
 #include "http/server.h"
 #include "model/synth.h"
 #include "obs/metrics.h"
+#include "obs/trace/tracer.h"
 
 namespace supportd::app {
 namespace {
@@ -72,6 +75,16 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
     return 2;
   }
   spdlog::set_level(config.log_level);
+  use_log_format(config.log_format);
+  std::optional<obs::trace::TracerOptions> tracing;
+  if (config.tracing.enabled) {
+    auto traced = tracer_options(config.tracing, process_environment);
+    if (!traced) {
+      fmt::print(stderr, "error: {}\n", traced.error().message);
+      return 2;
+    }
+    tracing = std::move(traced).value();
+  }
 
   // Signals are taken by this thread alone (sigwait below); every thread started from here
   // on inherits the mask.
@@ -96,6 +109,20 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   api::Access access(config.api_keys);
   obs::Registry registry;
   api::ServingMetrics metrics(registry, **engine);
+  // Before the desk and the server, whose requests hold traces, and after the registry.
+  std::unique_ptr<obs::trace::Tracer> tracer;
+  if (tracing) {
+    const bool exporting = tracing->exporter.has_value();
+    const std::string url = exporting
+                                ? tracing->exporter->url.host + ":" + tracing->exporter->url.port +
+                                      tracing->exporter->url.path
+                                : "";
+    tracer = std::make_unique<obs::trace::Tracer>(std::move(*tracing), &registry);
+    spdlog::info("tracing on: slow requests over {} ms kept{}", config.tracing.slow_ms,
+                 exporting ? fmt::format(", spans exported to http://{} (sample ratio {})", url,
+                                         config.tracing.sample_ratio)
+                           : "; no OTLP endpoint, nothing exported");
+  }
   auto desk = build_desk(config.desk, **engine, registry);
   if (!desk) {
     fmt::print(stderr, "error: {}\n", desk.error().message);
@@ -114,7 +141,7 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
     monitor.emplace(config.anomaly.monitor);
     watch.emplace(metrics, *monitor, config.anomaly.leak);
   }
-  api::Services services{engine->get(), &access, &metrics, (*desk)->desk.get()};
+  api::Services services{engine->get(), &access, &metrics, (*desk)->desk.get(), tracer.get()};
   services.anomaly = monitor ? &*monitor : nullptr;
   services.warnings = (*desk)->warnings;
   services.cross_origin = config.cross_origin;
@@ -147,6 +174,7 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   server.wait_idle(std::chrono::seconds(2));
   server.stop();
   desk->reset();
+  if (tracer) tracer->shutdown(std::chrono::seconds(5));  // what is kept reaches the collector
   spdlog::info("stopped");
   return 0;
 }

@@ -36,9 +36,25 @@ struct AnomalyConfig {
   obs::LeakOptions leak;
 };
 
+// How log lines are written on stderr: spdlog's text lines, or one JSON object per line.
+enum class LogFormat { kText, kJson };
+
+// Tracing (obs/trace): what serve's trace section sets; the OTEL_* environment variables fill
+// what the flags leave out (app/tracing_setup.h).
+struct TracingConfig {
+  bool enabled = true;
+  std::string otlp_endpoint;  // a collector's base URL: spans go to <it>/v1/traces
+  double sample_ratio = 1.0;  // of the traces started here; a caller's sampled flag wins
+  double slow_ms = 1000;      // slower requests are kept, logged and listed; 0: none
+  int ring_traces = 256;      // kept slow or failed traces behind GET /v1/traces
+  int queue_spans = 8192;     // spans waiting for the exporter at most; more are dropped
+};
+
 // What serve runs with: complete once ServeOptions::finish() has succeeded.
 struct ServeConfig {
   spdlog::level::level_enum log_level = spdlog::level::info;
+  LogFormat log_format = LogFormat::kText;
+  TracingConfig tracing;
   std::string demo_preset;  // synthesized when there is neither --model nor --upstream
   engine::llama::EngineOptions engine;
   engine::upstream::UpstreamOptions upstream;

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "app/serve_config.h"
+#include "core/http_url.h"
 #include "model/presets.h"
 #include "sched/priority.h"
 
@@ -38,6 +39,8 @@ const Choices<level::level_enum> kLogLevels{
     {"critical", level::critical, false}};  // spdlog's own spellings, accepted quietly
 
 const Choices<bool> kOnOff{{"on", true}, {"off", false}};
+
+const Choices<LogFormat> kLogFormats{{"text", LogFormat::kText}, {"json", LogFormat::kJson}};
 
 const Choices<EngineOptions::KvLayout> kKvLayouts{
     {"unified", EngineOptions::KvLayout::kUnified},
@@ -97,6 +100,42 @@ void declare_log(OptionTable& table, ServeConfig& config) {
   OptionSection log = table.section("log", "Logging");
   log.choice("log-level", config.log_level, kLogLevels, level::info,
              "How much supportd logs on stderr");
+  log.choice("log-format", config.log_format, kLogFormats, LogFormat::kText,
+             "text: one line per event; json: one JSON object per line (time, level, message, "
+             "trace and span ids, request id, tenant, route), personal data masked");
+}
+
+void declare_tracing(OptionTable& table, ServeConfig& config) {
+  OptionSection trace = table.section("trace", "Tracing (OpenTelemetry)");
+  TracingConfig& t = config.tracing;
+  trace.choice("tracing", t.enabled, kOnOff, true,
+               "Spans for every request (W3C traceparent in and out, slow-request lines, "
+               "GET /v1/traces); off: none of it");
+  trace
+      .value("otlp-endpoint", t.otlp_endpoint, "",
+             "OTLP/HTTP collector base URL (http://host:4318): spans are POSTed as protobuf to "
+             "<URL>/v1/traces (default: $OTEL_EXPORTER_OTLP_ENDPOINT; none: no export)")
+      .check([](const std::string& url, const std::string& shown) -> Status {
+        if (auto parsed = parse_http_url(url, shown); !parsed) return parsed.error();
+        return {};
+      });
+  trace
+      .value("trace-sample", t.sample_ratio, 1.0,
+             "Share of new traces exported, 0 to 1 (a caller's sampled traceparent is always "
+             "followed; failed and slow requests are kept whatever the ratio)")
+      .between(0.0, 1.0);
+  trace
+      .value("trace-slow-ms", t.slow_ms, 1000.0,
+             "Requests slower than this (time to first byte when streamed) are kept, logged "
+             "with their stage breakdown and listed by GET /v1/traces; 0: none")
+      .at_least(0.0)
+      .unit("ms");
+  trace.value("trace-ring", t.ring_traces, 256, "Slow or failed traces kept in memory")
+      .between(1, 100000);
+  trace
+      .value("otlp-queue-spans", t.queue_spans, 8192,
+             "Spans waiting for the exporter at most; more are dropped and counted")
+      .between(1, 1 << 22);
 }
 
 void declare_engine(OptionTable& table, ServeConfig& config) {
@@ -430,6 +469,7 @@ void declare_serve_options(OptionTable& table, ServeConfig& config) {
       "TOML config file; its keys are <section>.<option> (e.g. [engine] threads = 2) and "
       "[[api_keys]] tables; flags win over it");
   declare_log(table, config);
+  declare_tracing(table, config);
   declare_engine(table, config);
   declare_upstream(table, config);
   declare_http(table, config);

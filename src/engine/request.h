@@ -2,6 +2,8 @@
 // HTTP, so the API layer, the desk and both backends share them.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -71,10 +73,68 @@ struct Timings {
   double total_ms = 0;
 };
 
+// What happened to a request inside the engine, stamped by the engine's thread as it happens
+// (fixed-size storage: no allocation, no lock), in milliseconds from submission; negative when
+// it did not happen. The request's owner turns them into spans when the request ends
+// (engine/generation_trace.h); the engine never builds a span.
+struct Phases {
+  static constexpr int kMaxChunks = 16;  // chunks stamped one by one; later ones join the last
+  static constexpr int kMaxPauses = 4;   // preemptions stamped one by one; later ones counted
+  struct Chunk {
+    float start_ms = 0;
+    float end_ms = 0;
+    int tokens = 0;  // prompt tokens computed in the chunk
+  };
+  struct Pause {
+    float preempted_ms = 0;
+    float resumed_ms = -1;  // negative: never resumed
+  };
+  double started_ms = -1;  // admitted (a sequence and KV cells): prefill begins
+  int reused_tokens = 0;   // prompt tokens whose KV came from the prefix cache, not computed
+  int chunk_count = 0;     // every prefill chunk, stamped or not
+  std::array<Chunk, kMaxChunks> chunks{};
+  int pause_count = 0;  // every preemption, stamped or not
+  std::array<Pause, kMaxPauses> pauses{};
+  double refused_ms = -1;    // refused while waiting: its deadline could no longer be met
+  double cancelled_ms = -1;  // cancel() reached the request
+
+  // --- stamping, by the engine's thread ---
+  // A prefill chunk of `tokens` starts (its end is stamped by end_chunk, or by close()).
+  void begin_chunk(double ms, int tokens) {
+    if (chunk_count < kMaxChunks) {
+      chunks[static_cast<std::size_t>(chunk_count)] = {static_cast<float>(ms), -1, tokens};
+    } else {
+      chunks.back().tokens += tokens;  // joins the last stamped one
+    }
+    ++chunk_count;
+  }
+  void end_chunk(double ms) {
+    if (chunk_count > 0)
+      chunks[static_cast<std::size_t>(last_chunk())].end_ms = static_cast<float>(ms);
+  }
+  void preempted(double ms) {
+    if (pause_count < kMaxPauses)
+      pauses[static_cast<std::size_t>(pause_count)] = {static_cast<float>(ms), -1};
+    ++pause_count;
+  }
+  void resumed(double ms) {
+    if (pause_count > 0 && pause_count <= kMaxPauses)
+      pauses[static_cast<std::size_t>(pause_count - 1)].resumed_ms = static_cast<float>(ms);
+  }
+  // The request ends at `ms`: a chunk still open ends there.
+  void close(double ms) {
+    if (chunk_count > 0 && chunks[static_cast<std::size_t>(last_chunk())].end_ms < 0) end_chunk(ms);
+  }
+
+ private:
+  int last_chunk() const { return std::min(chunk_count, kMaxChunks) - 1; }
+};
+
 struct Completion {
   FinishReason reason = FinishReason::kStop;
   Usage usage;
   Timings timings;
+  Phases phases;
   Error error;  // why, when reason is kError or kDeadline (with its retry_after_s)
 };
 

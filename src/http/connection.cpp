@@ -66,16 +66,27 @@ net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
       if (!co_await self->read_request(request, keep_alive)) break;
 
       ++self->server_.in_flight;
+      auto& server = self->server_;
+      std::unique_ptr<RequestWatch> watch = server.options.watch ? server.options.watch(request)
+                                                                 : nullptr;
+      Exchange exchange;
       Response response;
       try {
-        response = self->server_.handler(request);
+        response = server.handler(request);
       } catch (const std::exception& e) {
         spdlog::error("http: handler for {} {} threw: {}", request.method, request.path, e.what());
         response = error_response(500, "internal error", "server_error", "internal");
       }
-      if (self->server_.draining) keep_alive = false;
+      if (server.draining) keep_alive = false;
       if (response.websocket && request.websocket_upgrade) {
-        --self->server_.in_flight;  // a socket is a connection, not a request in flight
+        if (watch) {
+          watch->handled(response);
+          exchange.status = 101;
+          exchange.upgraded = exchange.written = true;
+          watch->ended(exchange);
+          watch.reset();
+        }
+        --server.in_flight;  // a socket is a connection, not a request in flight
         co_await self->run_websocket(std::move(response.websocket));
         co_return;
       }
@@ -91,13 +102,19 @@ net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
         response = error_response(405, "HEAD is not supported on " + request.path,
                                   "invalid_request_error", "method_not_allowed");
       }
+      if (watch) watch->handled(response);  // before the first co_await: same thread
       bool ok;
       if (response.stream) {
-        ok = co_await self->write_deferred(response.stream, keep_alive, response.headers);
+        ok = co_await self->write_deferred(response.stream, keep_alive, response.headers,
+                                           exchange);
       } else {
+        exchange.status = response.status;
+        exchange.body_bytes = head ? 0 : response.body.size();
         ok = co_await self->write_response(response, keep_alive, head);
+        exchange.written = ok;
       }
-      --self->server_.in_flight;
+      if (watch) watch->ended(exchange);
+      --server.in_flight;
       if (!ok || !keep_alive) break;
     }
   } catch (const std::exception& e) {
@@ -291,7 +308,7 @@ net::awaitable<bool> Connection::write_all(const Buffers& buffers) {
 }
 
 net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive,
-                                                const Headers& headers) {
+                                                const Headers& headers, Exchange& exchange) {
   using namespace net::experimental::awaitable_operators;
   std::weak_ptr<Connection> weak = shared_from_this();
   std::weak_ptr<ReplyStream> weak_reply = reply;
@@ -310,9 +327,10 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
   });
   stream_.expires_never();
   // Write what the producer sends while watching for the client to leave.
-  auto result = co_await (drain(reply, keep_alive, headers) || watch_peer());
+  auto result = co_await (drain(reply, keep_alive, headers, exchange) || watch_peer());
   reply->set_waker(nullptr);
   const bool written = result.index() == 0 && std::get<0>(result);
+  exchange.written = written;
   if (reply->overflowed()) {
     spdlog::info(
         "http: stream to {} cut: the client reads too slowly (more than {} bytes waited unsent)",
@@ -326,7 +344,7 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
 }
 
 net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool keep_alive,
-                                       const Headers& headers) {
+                                       const Headers& headers, Exchange& exchange) {
   bool streaming = false;
   for (;;) {
     if (reply->overflowed()) co_return false;
@@ -338,6 +356,8 @@ net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool 
     ReplyStream::Batch batch = reply->take();
     if (batch.response && !streaming) {
       batch.response->headers.insert(batch.response->headers.end(), headers.begin(), headers.end());
+      exchange.status = batch.response->status;
+      exchange.body_bytes = batch.response->body.size();
       co_return co_await write_response(*batch.response, keep_alive);
     }
 
@@ -357,11 +377,15 @@ net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool 
       head.chunked(true);
       bhttp::response_serializer<bhttp::empty_body> serializer{head};
       stream_.expires_after(server_.options.write_timeout);
+      exchange.status = batch.status;
+      exchange.streamed = true;
       auto [ec, n] =
           co_await bhttp::async_write_header(stream_, serializer, as_tuple(use_awaitable));
       if (ec) co_return false;
+      exchange.first_byte = std::chrono::steady_clock::now();
     }
     if (!batch.data.empty() && streaming) {
+      exchange.body_bytes += batch.data.size();
       if (!co_await write_all(bhttp::make_chunk(net::buffer(batch.data)))) co_return false;
     }
     if (batch.closed) {

@@ -57,10 +57,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   net::awaitable<void> linger();
   // Streams a deferred answer; false when the connection should end.
   // `headers`: set on the deferred Response itself (CORS, say), sent with whatever head follows.
+  // `exchange` learns what was written.
   net::awaitable<bool> write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive,
-                                      const Headers& headers);
+                                      const Headers& headers, Exchange& exchange);
   net::awaitable<bool> drain(std::shared_ptr<ReplyStream> reply, bool keep_alive,
-                             const Headers& headers);
+                             const Headers& headers, Exchange& exchange);
   net::awaitable<void> watch_peer();
   // Turns this connection into a WebSocket served by `handler`; returns when it closes.
   net::awaitable<void> run_websocket(std::shared_ptr<WebSocketHandler> handler);

@@ -23,7 +23,7 @@ std::vector<std::string_view> split_path(std::string_view path) {
 }  // namespace
 
 void Router::add(std::string method, std::string pattern, Handler handler) {
-  Route route{std::move(method), {}, std::move(handler)};
+  Route route{std::move(method), pattern, {}, std::move(handler)};
   for (auto segment : split_path(pattern))
     route.segments.emplace_back(segment);
   routes_.push_back(std::move(route));
@@ -54,6 +54,7 @@ Response Router::dispatch(Request& request) const {
     if (!match(route, path, &params)) continue;
     if (route.method == method) {
       request.params = std::move(params);
+      if (matched_) matched_(request, route.pattern);
       return route.handler(request);
     }
     allowed += (allowed.empty() ? "" : ", ") + route.method;

@@ -20,13 +20,19 @@ class Router {
   // to add the CORS headers that let an allowed page read them).
   using Label = std::function<void(const Request& request, Response& response)>;
 
+  // Called with the route's pattern just before its handler runs (e.g. for the route's name in
+  // traces and logs, "/v1/sessions/{session}/messages" rather than the path).
+  using Matched = std::function<void(const Request& request, const std::string& pattern)>;
+
   void add(std::string method, std::string pattern, Handler handler);
   void label_misses(Label label) { label_misses_ = std::move(label); }
+  void on_match(Matched matched) { matched_ = std::move(matched); }
   Response dispatch(Request& request) const;
 
  private:
   struct Route {
     std::string method;
+    std::string pattern;
     std::vector<std::string> segments;  // "{x}" segments capture
     Handler handler;
   };
@@ -34,6 +40,7 @@ class Router {
 
   std::vector<Route> routes_;
   Label label_misses_;
+  Matched matched_;
 };
 
 }  // namespace supportd::http

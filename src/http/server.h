@@ -12,6 +12,7 @@
 
 #include "core/status.h"
 #include "http/message.h"
+#include "http/request_watch.h"
 
 namespace supportd::http {
 
@@ -39,6 +40,8 @@ struct ServerOptions {
   // Called on the errors the server answers before any handler (413, 400 for a malformed
   // request...) with the request's headers as far as they were read; e.g. to add CORS headers.
   std::function<void(const Request& request, Response& response)> label_errors;
+  // Watches every request that reaches the handler (tracing); empty: none.
+  RequestWatcher watch;
 };
 
 class Server {

@@ -21,6 +21,7 @@
 #include "http_client.h"
 #include "kb/live_knowledge_base.h"
 #include "obs/metrics.h"
+#include "obs/trace/tracer.h"
 #include "store/open_stores.h"
 #include "test_model.h"
 
@@ -31,9 +32,10 @@ class DeskServer {
   // `generate`: let the desk show generated text even though the model is synthesized (to
   // exercise the generation path; its text is meaningless). `configure` may change the
   // engine's options. `cross_origin`: which other sites' pages may call (default: any).
+  // `tracer`: traces every request (outliving the server); null: no tracing.
   explicit DeskServer(bool generate = false, std::vector<std::string> topics = {},
                       const std::function<void(engine::llama::EngineOptions&)>& configure = {},
-                      http::CrossOrigin cross_origin = {}) {
+                      http::CrossOrigin cross_origin = {}, obs::trace::Tracer* tracer = nullptr) {
     namespace fs = std::filesystem;
     data_ = fs::temp_directory_path() /
             ("supportd-desk-test-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
@@ -68,7 +70,7 @@ class DeskServer {
                                          registry_);
     metrics_ = std::make_unique<api::ServingMetrics>(registry_, *engine_);
     services_ = std::make_unique<api::Services>(
-        api::Services{engine_.get(), nullptr, metrics_.get(), desk_.get()});
+        api::Services{engine_.get(), nullptr, metrics_.get(), desk_.get(), tracer});
     services_->cross_origin = std::move(cross_origin);
     router_ = std::make_unique<http::Router>(api::make_router(*services_));
     http::ServerOptions server_options;
@@ -78,10 +80,15 @@ class DeskServer {
                                        [this](http::Request& r) { return router_->dispatch(r); });
     EXPECT_TRUE(server_->start().ok());
   }
-  ~DeskServer() {
+  ~DeskServer() { stop(); }
+
+  // Stops serving: the server, the engine, the desk (its turns end). Idempotent.
+  void stop() {
+    if (!server_) return;
     server_->stop();
     engine_->shutdown();
     desk_.reset();
+    server_.reset();
     std::error_code ec;
     std::filesystem::remove_all(data_, ec);
   }

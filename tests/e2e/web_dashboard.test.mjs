@@ -2,7 +2,8 @@
 // numbers (requests, latency percentiles per class, KV cells, process) and draws its charts;
 // the desk's tiles count a question answered from the knowledge base, a handoff, the
 // conversation waiting and its CSAT, and say "Desk off" when /v1/stats has no desk; when the
-// server goes away it says so instead of showing stale numbers as live.
+// server goes away it says so instead of showing stale numbers as live. The "Slowest requests"
+// panel lists the kept requests and opens a waterfall of one's spans.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,8 +19,9 @@ let dataDir;
 before(async () => {
   const model = await synthesizeModel('tiny');
   dataDir = mkdtempSync(path.join(tmpdir(), 'supportd-web-dashboard-'));
+  // Every request counts as slow, so the "Slowest requests" panel has something to show.
   server = await startSupportd(['--model', model, '--data-dir', dataDir, '--kb', demoKnowledgeBase(),
-                                '--parallel', '4']);
+                                '--parallel', '4', '--trace-slow-ms', '0.001']);
   browser = await launchBrowser();
 });
 
@@ -215,5 +217,39 @@ test('the dashboard shows numbers and charts after some traffic', bounded, async
   await page.getByText('Server unreachable, retrying').waitFor({ timeout: 10000 });
   await page.getByRole('alert').getByText(/Cannot load \/v1\/stats/).waitFor();
   await screenshot(page, 'dashboard-offline');
+  await page.close();
+});
+
+test('the slowest requests open a waterfall of their spans, bars inside the panel', bounded, async () => {
+  await traffic(2);
+  const page = await newPage(browser.context, 'dashboard-traces');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await open(page, `${server.url}/dashboard`);
+  const request = page.locator('#traces button[data-trace]', { hasText: 'POST /v1/chat/completions' }).first();
+  await request.waitFor({ timeout: 15000 });
+  const row = request.locator('xpath=ancestor::tr');
+  assert.match(await row.locator('td.stages').textContent(), /chat .* ms/);
+  await request.click();
+  await page.locator('#waterfall .span-row[data-name="decode"]').waitFor({ timeout: 10000 });
+  const rows = await page.$$eval('#waterfall .span-row', (list) => list.map((r) => {
+    const track = r.querySelector('.track').getBoundingClientRect();
+    const bar = r.querySelector('.bar').getBoundingClientRect();
+    return { name: r.dataset.name, indent: parseFloat(r.querySelector('.span-name').style.paddingLeft),
+             inside: bar.left >= track.left - 0.5 && bar.right <= track.right + 0.5, width: bar.width };
+  }));
+  const names = rows.map((r) => r.name);
+  assert.equal(names[0], 'POST /v1/chat/completions');
+  for (const phase of ['queue', 'prefill', 'decode']) assert.ok(names.includes(phase), names.join(', '));
+  // queue, prefill and decode sit one level under the generation, which sits under the request.
+  const generation = rows.find((r) => r.name.startsWith('chat '));
+  assert.ok(generation, names.join(', '));
+  assert.equal(rows.find((r) => r.name === 'decode').indent, generation.indent + 14);
+  for (const r of rows) {
+    assert.ok(r.inside, `${r.name}'s bar leaves its track`);
+    assert.ok(r.width > 0, `${r.name} has no bar`);
+  }
+  await page.locator('#waterfall').scrollIntoViewIfNeeded();
+  await screenshot(page, 'dashboard-waterfall');
+  assert.deepEqual(page.problems, []);
   await page.close();
 });

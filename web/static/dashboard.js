@@ -1,9 +1,11 @@
 // The operations dashboard (/dashboard): polls /v1/stats every second and draws the last five
 // minutes as small inline SVG charts. Rates (requests/s, tokens/s, CPU, desk answers/s) are
 // differences of the server's counters between two polls. The desk's tiles and chart series
-// come from dashboard_desk.js.
+// come from dashboard_desk.js; the slowest requests and their waterfalls from
+// dashboard_traces.js.
 import { api, ApiError, apiKey, setApiKey, el } from './client.js';
 import { deskRates, deskSeries, drawDesk } from './dashboard_desk.js';
+import { startTraces } from './dashboard_traces.js';
 import { fmt } from './format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -335,3 +337,4 @@ $('key-form').addEventListener('submit', (e) => {
 $('api-key').value = apiKey();
 window.addEventListener('resize', () => { if (samples.length) drawCharts(); });
 poll();
+startTraces();

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "desk/turn/turn.h"
+#include "engine/generation_trace.h"
 
 namespace supportd::desk {
 
@@ -60,7 +61,9 @@ Result<engine::Engine::RequestId> Turn::submit() {
   request.tenant = tenant_;
   request.id = session_.empty() ? "answer" : session_;
   answer_.history_messages = prompt_->history_messages;
-  return context_.engine.submit(std::move(request), std::make_shared<Relay>(shared_from_this()));
+  // The generation's spans join the turn's trace under the generate stage's span.
+  return engine::submit_traced(context_.engine, std::move(request),
+                               std::make_shared<Relay>(shared_from_this()));
 }
 
 Turn::Next Turn::generate() {

@@ -30,18 +30,34 @@ Turn::Turn(const TurnContext& context, std::string tenant, std::string session, 
       tenant_(std::move(tenant)),
       session_(std::move(session)),
       text_(std::move(text)),
-      sink_(std::move(sink)) {}
+      sink_(std::move(sink)),
+      trace_(obs::trace::capture()) {
+  if (trace_.trace) trace_.trace->open_part();
+}
+
+Turn::~Turn() {
+  // The last reference may be dropped on the engine's thread, which must not finish a trace.
+  if (trace_.trace) trace_.trace->end_part_elsewhere();
+}
 
 void Turn::run() {
+  const obs::trace::Scope traced(trace_);
   knowledge_ = context_.knowledge.current();
   advance(0);
+}
+
+// The stage's span is the thread's current one while the stage runs: the generation, a store
+// call hang from it.
+Turn::Next Turn::run_stage(std::size_t i) {
+  timer_.start(kPipeline[i].name);
+  const obs::trace::Scope in_stage(timer_.trace(), timer_.span());
+  return (this->*kPipeline[i].run)();
 }
 
 void Turn::advance(std::size_t from) {
   for (std::size_t i = from; i < std::size(kPipeline); ++i) {
     next_stage_ = i + 1;  // before the stage runs: a pending stage's resume() reads it
-    timer_.start(kPipeline[i].name);
-    switch ((this->*kPipeline[i].run)()) {
+    switch (run_stage(i)) {
       case Next::kContinue: timer_.stop(answer_, context_.metrics); break;
       case Next::kSkip: timer_.drop(); break;
       case Next::kDone: timer_.stop(answer_, context_.metrics); return;  // no-op after reply()
@@ -51,6 +67,7 @@ void Turn::advance(std::size_t from) {
 }
 
 void Turn::resume(const engine::Completion& completion) {
+  const obs::trace::Scope traced(trace_);
   timer_.stop(answer_, context_.metrics);  // the generate stage
   finished_ = completion.reason;
   advance(next_stage_);

@@ -42,8 +42,13 @@ class Turn : public std::enable_shared_from_this<Turn> {
  public:
   // `session` empty: a one-shot question (no history, no handoff, nothing stored).
   // REQUIRES: `context` outlives the turn (the Desk outlives its turns).
+  // The turn joins the trace of the thread's current request (obs/trace/current.h), if any,
+  // as one of its parts until the turn is destroyed: its stages' spans hang from that span.
   Turn(const TurnContext& context, std::string tenant, std::string session, std::string text,
        std::shared_ptr<AnswerSink> sink);
+  ~Turn();
+  Turn(const Turn&) = delete;
+  Turn& operator=(const Turn&) = delete;
 
   // Runs the pipeline from its first stage; `sink` hears the answer or the error, exactly once.
   // Call once, on a desk worker, with the turn owned by a shared_ptr.
@@ -67,6 +72,8 @@ class Turn : public std::enable_shared_from_this<Turn> {
   // Runs kPipeline[from] and the stages after it, each timed, until one ends the turn or
   // goes pending.
   void advance(std::size_t from);
+  // Starts timing kPipeline[i] and runs it.
+  Next run_stage(std::size_t i);
   // The generation ended: records the generate stage, runs the stages after it. On a desk
   // worker (or the engine's thread when the workers are stopping).
   void resume(const engine::Completion& completion);
@@ -104,9 +111,10 @@ class Turn : public std::enable_shared_from_this<Turn> {
   std::shared_ptr<const kb::KnowledgeBase> knowledge_;  // the one the turn started with
   Answer answer_;
   StageTimer timer_;
-  std::size_t next_stage_ = 0;  // set before each stage runs: where resume() goes on
-  std::string key_;             // answer-cache key (cache, postprocess)
-  std::vector<float> vector_;   // the question's embedding, when there is one
+  const obs::trace::Handoff trace_;  // the request the turn works for (no trace: none)
+  std::size_t next_stage_ = 0;       // set before each stage runs: where resume() goes on
+  std::string key_;                  // answer-cache key (cache, postprocess)
+  std::vector<float> vector_;        // the question's embedding, when there is one
   kb::SearchResult search_;
   std::vector<store::Message> history_;  // prompt: the conversation before the question
   std::optional<Prompt> prompt_;         // set by prompt when the desk generates

@@ -126,7 +126,13 @@ void Loop::start(std::unique_ptr<Sequence> sequence) {
   leave_queue(s);
   s.seq_id = free_seq_ids_.back();
   free_seq_ids_.pop_back();
-  if (s.admitted == Clock::time_point{}) s.admitted = Clock::now();
+  const auto now = Clock::now();
+  if (s.admitted == Clock::time_point{}) {
+    s.admitted = now;
+    s.phases.started_ms = s.ms_at(now);
+  } else {
+    s.phases.resumed(s.ms_at(now));
+  }
   cells_reserved_ += s.cells;
 
   if (!s.saved_state.empty()) {
@@ -161,6 +167,7 @@ void Loop::start(std::unique_ptr<Sequence> sequence) {
 
 void Loop::preempt(Sequence& s) {
   ++s.preemptions;
+  s.phases.preempted(s.ms_at(Clock::now()));
   ++counters_.preemptions;
   if (options_.preemption == EngineOptions::Preemption::kSave && s.n_past > 0) {
     const std::size_t size = llama_state_seq_get_size(context_, s.seq_id);

@@ -68,6 +68,7 @@ void Loop::refuse_unreachable_deadlines() {
 
 void Loop::refuse_waiting(Waiting::iterator it, std::string message) {
   Sequence& s = *it->second;
+  s.phases.refused_ms = s.ms_at(Clock::now());
   scheduler_.erase(it->first);
   leave_queue(s);
   Error error = Error::make(ErrorCode::kDeadline, std::move(message));

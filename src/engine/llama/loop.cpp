@@ -192,12 +192,16 @@ void Loop::take_inbox(bool wait) {
     if (auto it = waiting_.find(id); it != waiting_.end()) {
       scheduler_.erase(id);
       leave_queue(*it->second);
+      it->second->phases.cancelled_ms = it->second->ms_at(Clock::now());
       finish(*it->second, FinishReason::kCancelled);
       waiting_.erase(it);
       continue;
     }
     for (auto& sequence : running_) {
-      if (sequence->id == id && sequence->sink) finish(*sequence, FinishReason::kCancelled);
+      if (sequence->id == id && sequence->sink) {
+        sequence->phases.cancelled_ms = sequence->ms_at(Clock::now());
+        finish(*sequence, FinishReason::kCancelled);
+      }
     }
   }
   for (auto& task : tasks)
@@ -227,6 +231,9 @@ void Loop::finish(Sequence& s, FinishReason reason, Error error) {
   completion.timings.queued_ms = ms_between(s.submitted, was_admitted ? s.admitted : now);
   completion.timings.first_token_ms =
       s.has_first_token ? ms_between(s.submitted, s.first_token) : -1;
+  s.phases.reused_tokens = static_cast<int>(s.reused);
+  s.phases.close(s.ms_at(now));
+  completion.phases = s.phases;
   auto sink = std::move(s.sink);
   sink->on_done(completion);
 }

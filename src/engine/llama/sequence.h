@@ -3,6 +3,7 @@
 // Thread-safety: built by submit() on the caller's thread, then owned by the engine thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -52,6 +53,12 @@ struct Sequence {
   Clock::time_point admitted;  // first admission
   Clock::time_point first_token;
   bool has_first_token = false;
+  Phases phases;  // what happened to it, for its trace (handed over in its Completion)
+
+  // Milliseconds from its submission to `at`: the unit of its phase stamps.
+  double ms_at(Clock::time_point at) const {
+    return std::chrono::duration<double, std::milli>(at - submitted).count();
+  }
 
   std::size_t remaining() const { return tokens.size() - n_past; }
   // Its place in the scheduler's queue (waiting since it was submitted, a pause included).

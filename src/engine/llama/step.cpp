@@ -104,6 +104,10 @@ void Loop::step() {
   // A request arriving during the step cannot start before it ends.
   outlook_.step_end = sched::seconds_after(started, std::max(predicted_ms / 1e3, 0.0));
   admission_.publish(outlook_);
+  // The prompt's chunks, stamped for its trace (a recompute after a preemption is not one).
+  for (const auto& [s, tokens] : planned) {
+    if (!s->has_first_token && s->remaining() > 1) s->phases.begin_chunk(s->ms_at(started), tokens);
+  }
   const std::span<const Planned> all(planned);
   if (decode_tokens > 0 && batch_.n_tokens > decode_tokens) ++counters_.mixed_steps;
   if (split) {
@@ -115,8 +119,10 @@ void Loop::step() {
   } else {
     run_batch(0, batch_.n_tokens, all, threads);
   }
-  counters_.last_step_ms =
-      std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  const auto ended = Clock::now();
+  for (const Planned& p : planned)
+    p.sequence->phases.close(p.sequence->ms_at(ended));  // no-op unless a chunk is open
+  counters_.last_step_ms = std::chrono::duration<double, std::milli>(ended - started).count();
   last_step_tokens_ = batch_.n_tokens;
   step_time_.record_step(counters_.last_step_ms);
 }

@@ -14,6 +14,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 
+#include "core/http_url.h"
 #include "engine/upstream/sse_parser.h"
 
 namespace supportd::engine::upstream {
@@ -35,31 +36,12 @@ struct Endpoint {
 };
 
 Result<Endpoint> parse_url(const std::string& url) {
-  constexpr std::string_view kScheme = "http://";
-  if (url.rfind("https://", 0) == 0) {
-    return Error::make(ErrorCode::kUnsupported,
-                       "https upstreams are not supported; put a TLS-terminating proxy on "
-                       "loopback in front of it, or use http://");
-  }
-  if (url.rfind(kScheme, 0) != 0)
-    return Error::invalid("upstream URL must start with http://", "upstream");
-  Endpoint e;
-  std::string rest = url.substr(kScheme.size());
-  const std::size_t slash = rest.find('/');
-  std::string authority = rest.substr(0, slash);
-  if (slash != std::string::npos) e.prefix = rest.substr(slash);
+  auto parsed = parse_http_url(url, "upstream");
+  if (!parsed) return parsed.error();
+  Endpoint e{parsed->host, parsed->port, parsed->path};
   while (!e.prefix.empty() && e.prefix.back() == '/')
     e.prefix.pop_back();
   if (e.prefix.size() >= 3 && e.prefix.ends_with("/v1")) e.prefix.resize(e.prefix.size() - 3);
-  const std::size_t colon = authority.rfind(':');
-  if (colon != std::string::npos && authority.find(']') == std::string::npos) {
-    e.port = authority.substr(colon + 1);
-    authority.resize(colon);
-  }
-  if (!authority.empty() && authority.front() == '[')
-    authority = authority.substr(1, authority.size() - 2);
-  if (authority.empty()) return Error::invalid("upstream URL has no host", "upstream");
-  e.host = authority;
   return e;
 }
 

@@ -1,0 +1,127 @@
+// The HTTP SERVER span of each request (see request_tracing.h).
+#include "api/request_tracing.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "obs/trace/current.h"
+#include "obs/trace/tracer.h"
+
+namespace supportd::api {
+namespace {
+
+namespace trace = obs::trace;
+
+constexpr std::size_t kMaxRequestId = 128;
+
+// A caller's X-Request-Id is kept when it is short and plain (no spaces, quotes or controls).
+bool usable_request_id(std::string_view id) {
+  return !id.empty() && id.size() <= kMaxRequestId && std::all_of(id.begin(), id.end(), [](char c) {
+    return c > 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+}
+
+// The peer's address without its port ("127.0.0.1:5678" -> "127.0.0.1", "[::1]:5678" -> "::1").
+std::string_view client_address(std::string_view remote) {
+  const std::size_t colon = remote.rfind(':');
+  if (colon == std::string_view::npos) return remote;
+  std::string_view address = remote.substr(0, colon);
+  if (address.size() >= 2 && address.front() == '[')
+    address = address.substr(1, address.size() - 2);
+  return address;
+}
+
+class TracedRequest final : public http::RequestWatch {
+ public:
+  TracedRequest(trace::Tracer& tracer, const http::Request& request) : request_(request) {
+    // Two traceparent headers are as good as none (W3C: restart the trace).
+    std::string_view parent;
+    int parents = 0;
+    std::string state;
+    for (const auto& [name, value] : request.headers) {
+      if (name == "traceparent") {
+        parent = value;
+        ++parents;
+      } else if (name == "tracestate") {
+        if (!state.empty()) state += ',';
+        state += value;
+      }
+    }
+    trace_ = tracer.start(parents == 1 ? parent : std::string_view(), state);
+    const std::string_view given = request.header("x-request-id");
+    trace_->set_request_id(usable_request_id(given) ? std::string(given) : trace_->root_id().hex());
+    root_ = trace_->begin_root(request.method, trace::SpanKind::kServer);
+    scope_.emplace(trace_.get(), trace::SpanId{});
+  }
+
+  ~TracedRequest() override {
+    if (!ended_) ended(http::Exchange{});  // the connection failed before the end
+  }
+
+  void handled(http::Response& response) override {
+    response.headers.emplace_back("traceparent", trace_->traceparent());
+    response.headers.emplace_back("X-Request-Id", trace_->request_id());
+    scope_.reset();
+  }
+
+  void ended(const http::Exchange& exchange) override {
+    ended_ = true;
+    scope_.reset();
+    const std::string route = trace_->route();  // "POST /v1/answer" once a route matched
+    if (!route.empty()) root_.name = route;
+    root_.set("http.request.method", request_.method);
+    root_.set("url.path", request_.path);
+    root_.set("url.scheme", "http");
+    if (const std::size_t space = route.find(' '); space != std::string::npos)
+      root_.set("http.route", std::string_view(route).substr(space + 1));
+    root_.set("network.protocol.version", "1.1");
+    root_.set("client.address", client_address(request_.remote));
+    if (const auto agent = request_.header("user-agent"); !agent.empty())
+      root_.set("user_agent.original", agent);
+    if (exchange.status != 0) root_.set("http.response.status_code", exchange.status);
+    if (exchange.body_bytes > 0)
+      root_.set("http.response.body.size", static_cast<std::int64_t>(exchange.body_bytes));
+    if (const std::string tenant = trace_->tenant(); !tenant.empty())
+      root_.set("supportd.tenant", tenant);
+    root_.set("supportd.request_id", trace_->request_id());
+    root_.end_ns = trace_->now_ns();
+    if (!exchange.written) {
+      root_.events.push_back({root_.end_ns, "client went away", {}});
+    }
+    if (exchange.status >= 500) root_.fail(std::to_string(exchange.status), "");
+    if (exchange.streamed && exchange.first_byte != std::chrono::steady_clock::time_point{}) {
+      // A stream's latency is how long its first byte took; the rest is its length.
+      trace_->set_latency_ms(
+          static_cast<double>(trace_->unix_ns(exchange.first_byte) - root_.start_ns) / 1e6);
+    }
+    trace_->add(std::move(root_));
+    trace_->end_part();
+  }
+
+ private:
+  const http::Request& request_;
+  std::shared_ptr<trace::RequestTrace> trace_;
+  trace::SpanRecord root_;
+  std::optional<trace::Scope> scope_;
+  bool ended_ = false;
+};
+
+}  // namespace
+
+http::RequestWatcher make_request_watcher(trace::Tracer& tracer) {
+  return [&tracer](http::Request& request) -> std::unique_ptr<http::RequestWatch> {
+    return std::make_unique<TracedRequest>(tracer, request);
+  };
+}
+
+void name_route(const http::Request& request, const std::string& pattern) {
+  if (trace::RequestTrace* current = trace::current().trace) {
+    current->set_route(request.method + " " + pattern);
+  }
+}
+
+void tag_tenant(const std::string& tenant) {
+  if (trace::RequestTrace* current = trace::current().trace) current->set_tenant(tenant);
+}
+
+}  // namespace supportd::api

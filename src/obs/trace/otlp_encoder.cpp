@@ -1,0 +1,139 @@
+// OTLP ExportTraceServiceRequest in protobuf (see otlp_encoder.h). Field numbers are those of
+// the official .proto files, named here as they are there.
+#include "obs/trace/otlp_encoder.h"
+
+#include "obs/trace/protobuf_writer.h"
+
+namespace supportd::obs::trace {
+namespace {
+
+// ExportTraceServiceRequest
+constexpr int kResourceSpans = 1;
+// ResourceSpans
+constexpr int kResource = 1, kScopeSpans = 2;
+// Resource
+constexpr int kResourceAttributes = 1;
+// ScopeSpans
+constexpr int kScope = 1, kSpans = 2;
+// InstrumentationScope
+constexpr int kScopeName = 1, kScopeVersion = 2;
+// Span
+constexpr int kTraceId = 1, kSpanId = 2, kTraceState = 3, kParentSpanId = 4, kName = 5, kKind = 6,
+              kStartTime = 7, kEndTime = 8, kAttributes = 9, kEvents = 11, kLinks = 13,
+              kStatus = 15, kFlags = 16;
+// Span.Event
+constexpr int kEventTime = 1, kEventName = 2, kEventAttributes = 3;
+// Span.Link
+constexpr int kLinkTraceId = 1, kLinkSpanId = 2;
+// Status
+constexpr int kStatusMessage = 2, kStatusCode = 3;
+// KeyValue
+constexpr int kKey = 1, kValue = 2;
+// AnyValue
+constexpr int kStringValue = 1, kBoolValue = 2, kIntValue = 3, kDoubleValue = 4, kArrayValue = 5;
+// ArrayValue
+constexpr int kArrayValues = 1;
+// SpanFlags
+constexpr std::uint32_t kHasIsRemote = 0x100, kIsRemote = 0x200;
+
+template <std::size_t N>
+std::string_view id_bytes(const Id<N>& id) {
+  return {reinterpret_cast<const char*>(id.bytes.data()), N};
+}
+
+void write_value(ProtobufWriter& w, int field, const AttributeValue& value) {
+  const std::size_t any = w.begin(field);
+  switch (value.type) {
+    case AttributeValue::Type::kText: w.bytes(kStringValue, value.text); break;
+    case AttributeValue::Type::kInteger: w.signed_varint(kIntValue, value.integer); break;
+    case AttributeValue::Type::kNumber: w.float64(kDoubleValue, value.number); break;
+    case AttributeValue::Type::kFlag: w.boolean(kBoolValue, value.flag); break;
+    case AttributeValue::Type::kTexts: {
+      const std::size_t array = w.begin(kArrayValue);
+      for (const auto& item : value.texts) {
+        const std::size_t element = w.begin(kArrayValues);
+        w.bytes(kStringValue, item);
+        w.end(element);
+      }
+      w.end(array);
+      break;
+    }
+  }
+  w.end(any);
+}
+
+void write_attribute(ProtobufWriter& w, int field, std::string_view key,
+                     const AttributeValue& value) {
+  const std::size_t pair = w.begin(field);
+  w.bytes(kKey, key);
+  write_value(w, kValue, value);
+  w.end(pair);
+}
+
+void write_span(ProtobufWriter& w, const ExportedTrace& trace, const SpanRecord& span) {
+  const std::size_t message = w.begin(kSpans);
+  w.bytes(kTraceId, id_bytes(trace.trace_id));
+  w.bytes(kSpanId, id_bytes(span.span_id));
+  if (!trace.tracestate.empty()) w.bytes(kTraceState, trace.tracestate);
+  if (!span.parent_id.empty()) w.bytes(kParentSpanId, id_bytes(span.parent_id));
+  w.bytes(kName, span.name);
+  w.varint(kKind, static_cast<std::uint64_t>(span.kind));
+  w.fixed64(kStartTime, static_cast<std::uint64_t>(span.start_ns));
+  w.fixed64(kEndTime, static_cast<std::uint64_t>(span.end_ns));
+  for (const auto& attribute : span.attributes)
+    write_attribute(w, kAttributes, attribute.key, attribute.value);
+  for (const auto& event : span.events) {
+    const std::size_t e = w.begin(kEvents);
+    w.fixed64(kEventTime, static_cast<std::uint64_t>(event.time_ns));
+    w.bytes(kEventName, event.name);
+    for (const auto& attribute : event.attributes)
+      write_attribute(w, kEventAttributes, attribute.key, attribute.value);
+    w.end(e);
+  }
+  if (span.link) {
+    const std::size_t link = w.begin(kLinks);
+    w.bytes(kLinkTraceId, id_bytes(span.link->trace_id));
+    w.bytes(kLinkSpanId, id_bytes(span.link->span_id));
+    w.end(link);
+  }
+  if (span.status != StatusCode::kUnset || !span.status_message.empty()) {
+    const std::size_t status = w.begin(kStatus);
+    if (!span.status_message.empty()) w.bytes(kStatusMessage, span.status_message);
+    if (span.status != StatusCode::kUnset)
+      w.varint(kStatusCode, static_cast<std::uint64_t>(span.status));
+    w.end(status);
+  }
+  const bool remote = trace.remote_parent && span.span_id == trace.root_id;
+  w.fixed32(kFlags, trace.flags | kHasIsRemote | (remote ? kIsRemote : 0));
+  w.end(message);
+}
+
+}  // namespace
+
+std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,
+                                  const std::vector<ExportedTrace>& traces) {
+  ProtobufWriter w;
+  std::size_t span_count = 0;
+  for (const auto& trace : traces)
+    span_count += trace.spans.size();
+  w.reserve(256 + span_count * 384);
+  const std::size_t resource_spans = w.begin(kResourceSpans);
+  const std::size_t resource_message = w.begin(kResource);
+  for (const auto& [key, value] : resource.attributes)
+    write_attribute(w, kResourceAttributes, key, value);
+  w.end(resource_message);
+  const std::size_t scope_spans = w.begin(kScopeSpans);
+  const std::size_t scope_message = w.begin(kScope);
+  w.bytes(kScopeName, scope.name);
+  if (!scope.version.empty()) w.bytes(kScopeVersion, scope.version);
+  w.end(scope_message);
+  for (const auto& trace : traces) {
+    for (const auto& span : trace.spans)
+      write_span(w, trace, span);
+  }
+  w.end(scope_spans);
+  w.end(resource_spans);
+  return w.take();
+}
+
+}  // namespace supportd::obs::trace

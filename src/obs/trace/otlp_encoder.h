@@ -1,0 +1,36 @@
+// Spans as an OTLP ExportTraceServiceRequest in protobuf (opentelemetry-proto:
+// collector/trace/v1/trace_service.proto, trace/v1/trace.proto, common/v1/common.proto,
+// resource/v1/resource.proto): one ResourceSpans for the process, one ScopeSpans for supportd,
+// every span of every trace given. Fields at their proto3 defaults are left out, as the
+// official encoders do.
+// Pure function: safe from any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "obs/trace/resource.h"
+#include "obs/trace/span.h"
+
+namespace supportd::obs::trace {
+
+// The spans of one request, as the exporter queues them.
+struct ExportedTrace {
+  TraceId trace_id;
+  SpanId root_id;  // the span whose parent (if any) is the remote caller's
+  bool remote_parent = false;
+  std::uint8_t flags = 0;  // W3C trace flags propagated with the trace
+  std::string tracestate;
+  std::vector<SpanRecord> spans;
+};
+
+struct InstrumentationScope {
+  std::string name = "supportd";
+  std::string version;
+};
+
+std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,
+                                  const std::vector<ExportedTrace>& traces);
+
+}  // namespace supportd::obs::trace

@@ -1,0 +1,100 @@
+// The background exporter: one thread that batches kept spans and POSTs them to an OTLP/HTTP
+// collector as protobuf. Callers never wait for it: enqueue() takes a lock for a push and
+// returns; when the bounded queue is full the spans are dropped and counted
+// (supportd_trace_spans_dropped_total{reason="queue_full"}). A batch goes out when it is full
+// or `delay` after its first span; 429, 502, 503 and 504 answers and network failures are
+// retried with exponential backoff (a Retry-After wins), within `timeout` per batch; shutdown()
+// sends what is queued within a bound.
+// The thread also runs `on_wake` (the tracer finishes there the traces the engine's thread
+// must not finish) at every wake-up.
+// Thread-safety: enqueue(), wake() and the counters may be used from any thread; shutdown()
+// from one.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "core/http_url.h"
+#include "obs/metrics.h"
+#include "obs/trace/otlp_client.h"
+#include "obs/trace/otlp_encoder.h"
+
+namespace supportd::obs::trace {
+
+struct ExporterOptions {
+  HttpUrl url;                  // where to POST (the collector's .../v1/traces)
+  OtlpClient::Headers headers;  // sent with every POST (e.g. an authorization header)
+  std::size_t max_queue_spans = 8192;
+  std::size_t max_batch_spans = 512;
+  std::chrono::milliseconds delay{1000};     // a partial batch waits at most this long
+  std::chrono::milliseconds timeout{10000};  // one batch, its retries included
+  std::chrono::milliseconds first_backoff{250};
+  std::chrono::milliseconds max_backoff{5000};
+};
+
+class OtlpExporter {
+ public:
+  // Starts the thread. Without `options` nothing is exported (enqueue() refuses) but the
+  // thread still runs `on_wake`. `registry` may be null.
+  OtlpExporter(std::optional<ExporterOptions> options, Resource resource,
+               InstrumentationScope scope, obs::Registry* registry, std::function<void()> on_wake);
+  ~OtlpExporter();  // shutdown() with a 5 s bound when not done yet
+  OtlpExporter(const OtlpExporter&) = delete;
+  OtlpExporter& operator=(const OtlpExporter&) = delete;
+
+  bool exporting() const { return client_ != nullptr; }
+  // Queues the trace's spans; false (counted as dropped) when the queue has no room, nothing
+  // is exported, or the exporter stopped. Never blocks on the network.
+  bool enqueue(ExportedTrace trace);
+  // Runs `on_wake` on the thread soon.
+  void wake();
+  // Sends what is queued (and what `on_wake` adds meanwhile) within `bound`, then stops the
+  // thread; spans still queued then are dropped and counted. Idempotent.
+  void shutdown(std::chrono::milliseconds bound);
+
+  // Counts since start, for tests and /v1/stats.
+  std::int64_t exported_spans() const { return exported_.load(); }
+  std::int64_t dropped_spans() const { return dropped_.load(); }
+  std::int64_t retries() const { return retries_.load(); }
+
+ private:
+  void run();
+  // Sends one batch until it succeeds, fails for good, or `deadline` passes.
+  void send(std::vector<ExportedTrace>& batch, std::size_t spans,
+            std::chrono::steady_clock::time_point deadline);
+  void count_dropped(std::size_t spans, const char* reason);
+  // Logs an export problem: a warning at most once a minute, debug lines in between.
+  void warn(const std::string& message);
+
+  const std::optional<ExporterOptions> options_;
+  const Resource resource_;
+  const InstrumentationScope scope_;
+  const std::function<void()> on_wake_;
+  std::unique_ptr<OtlpClient> client_;  // only the thread uses it after construction
+  obs::Family<obs::Counter>* dropped_family_ = nullptr;
+  obs::Counter* exported_counter_ = nullptr;
+  obs::Counter* retry_counter_ = nullptr;
+  obs::Gauge* queued_gauge_ = nullptr;
+  std::atomic<std::int64_t> exported_{0};
+  std::atomic<std::int64_t> dropped_{0};
+  std::atomic<std::int64_t> retries_{0};
+  std::chrono::steady_clock::time_point last_warning_;  // the thread's own
+
+  std::mutex mutex_;
+  std::condition_variable wake_up_;
+  std::deque<ExportedTrace> queue_;                // guarded by mutex_
+  std::size_t queued_spans_ = 0;                   // guarded by mutex_
+  bool woken_ = false;                             // guarded by mutex_
+  bool stopping_ = false;                          // guarded by mutex_
+  std::chrono::steady_clock::time_point stop_by_;  // guarded by mutex_; when stopping_
+  std::thread thread_;                             // last: starts after everything above
+};
+
+}  // namespace supportd::obs::trace

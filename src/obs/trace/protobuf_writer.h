@@ -1,0 +1,45 @@
+// A small writer of the Protocol Buffers wire format (https://protobuf.dev/programming-guides/
+// encoding/): varints, fixed 32/64-bit fields, length-delimited bytes and nested messages, with
+// canonical (shortest) length prefixes. Enough for the OTLP messages supportd sends; it knows
+// no schema: the encoder (otlp_encoder.h) says which field is which.
+// Thread-safety: none; one writer per message being built.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace supportd::obs::trace {
+
+class ProtobufWriter {
+ public:
+  // Wire types (the low three bits of a field's key).
+  enum WireType : std::uint8_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+
+  void varint(int field, std::uint64_t value);
+  void signed_varint(int field, std::int64_t value) {  // int32/int64 (two's complement)
+    varint(field, static_cast<std::uint64_t>(value));
+  }
+  void boolean(int field, bool value) { varint(field, value ? 1 : 0); }
+  void fixed64(int field, std::uint64_t value);
+  void fixed32(int field, std::uint32_t value);
+  void float64(int field, double value);
+  void bytes(int field, std::string_view value);  // strings too (UTF-8)
+
+  // A nested message: begin() before its fields, end() with the marker after them.
+  std::size_t begin(int field);
+  void end(std::size_t marker);
+
+  const std::string& data() const { return out_; }
+  std::string take() { return std::move(out_); }
+  void reserve(std::size_t bytes) { out_.reserve(bytes); }
+
+ private:
+  void key(int field, WireType type) { raw_varint(static_cast<std::uint64_t>(field) << 3 | type); }
+  void raw_varint(std::uint64_t value);
+  void raw_little_endian(std::uint64_t value, int bytes);
+
+  std::string out_;
+};
+
+}  // namespace supportd::obs::trace

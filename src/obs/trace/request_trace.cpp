@@ -1,0 +1,111 @@
+// One request's spans until it ends (see request_trace.h).
+#include "obs/trace/request_trace.h"
+
+#include "obs/trace/tracer.h"
+
+namespace supportd::obs::trace {
+
+RequestTrace::RequestTrace(Tracer* tracer, TraceId trace_id, SpanId root_id,
+                           std::optional<SpanContext> parent, bool sampled)
+    : tracer_(tracer),
+      trace_id_(trace_id),
+      root_id_(root_id),
+      parent_(std::move(parent)),
+      sampled_(sampled),
+      tracestate_(parent_ ? parent_->tracestate : std::string()),
+      anchor_(std::chrono::steady_clock::now()),
+      anchor_unix_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count()) {
+  spans_.reserve(4);
+}
+
+std::string RequestTrace::traceparent() const {
+  return format_traceparent(trace_id_, root_id_, sampled_ ? kSampledFlag : 0);
+}
+
+void RequestTrace::set_route(std::string route) {
+  std::lock_guard lock(mutex_);
+  route_ = std::move(route);
+}
+
+std::string RequestTrace::route() const {
+  std::lock_guard lock(mutex_);
+  return route_;
+}
+
+void RequestTrace::set_tenant(std::string tenant) {
+  std::lock_guard lock(mutex_);
+  tenant_ = std::move(tenant);
+}
+
+std::string RequestTrace::tenant() const {
+  std::lock_guard lock(mutex_);
+  return tenant_;
+}
+
+SpanRecord RequestTrace::begin_span(std::string name, SpanId parent, SpanKind kind) const {
+  SpanRecord span;
+  span.span_id = random_span_id();
+  span.parent_id = parent.empty() ? root_id_ : parent;
+  span.name = std::move(name);
+  span.kind = kind;
+  span.start_ns = now_ns();
+  return span;
+}
+
+SpanRecord RequestTrace::begin_root(std::string name, SpanKind kind) const {
+  SpanRecord span;
+  span.span_id = root_id_;
+  span.parent_id = remote_parent();
+  span.name = std::move(name);
+  span.kind = kind;
+  span.start_ns = now_ns();
+  return span;
+}
+
+void RequestTrace::add(SpanRecord span) {
+  std::lock_guard lock(mutex_);
+  if (spans_.size() >= kMaxSpans) {
+    ++dropped_;
+    return;
+  }
+  spans_.push_back(std::move(span));
+}
+
+void RequestTrace::at_end(std::function<void(RequestTrace&)> hook) {
+  std::lock_guard lock(mutex_);
+  end_hooks_.push_back(std::move(hook));
+}
+
+void RequestTrace::end_part() {
+  if (parts_.fetch_sub(1, std::memory_order_acq_rel) == 1) tracer_->finish(shared_from_this());
+}
+
+void RequestTrace::end_part_elsewhere() {
+  if (parts_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    tracer_->finish_later(shared_from_this());
+  }
+}
+
+std::vector<SpanRecord> RequestTrace::take_spans() {
+  std::lock_guard lock(mutex_);
+  return std::move(spans_);
+}
+
+std::size_t RequestTrace::dropped_spans() const {
+  std::lock_guard lock(mutex_);
+  return dropped_;
+}
+
+void RequestTrace::run_end_hooks() {
+  std::vector<std::function<void(RequestTrace&)>> hooks;
+  {
+    std::lock_guard lock(mutex_);
+    hooks.swap(end_hooks_);
+  }
+  for (auto& hook : hooks)
+    hook(*this);
+}
+
+}  // namespace supportd::obs::trace

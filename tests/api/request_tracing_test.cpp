@@ -1,0 +1,251 @@
+// Tracing at the API's edge, in process against the synthesized model: a chat completion sent
+// with a traceparent is exported to a loopback collector, decoded by protoc with the official
+// OTLP definitions, and its span tree checked (the caller's span as the server span's parent,
+// HTTP and GenAI attributes, queue/prefill/decode, counts against the response's usage);
+// responses carry traceparent; GET /v1/traces lists what was kept.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <thread>
+
+#include "api/routes.h"
+#include "core/http_url.h"
+#include "engine/llama/llama_engine.h"
+#include "http/server.h"
+#include "http_client.h"
+#include "obs/trace/tracer.h"
+#include "otlp_decode.h"
+#include "otlp_text.h"
+#include "test_model.h"
+
+namespace supportd {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using testing::DecodedSpan;
+
+constexpr const char* kCallerTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
+constexpr const char* kCallerSpan = "00f067aa0ba902b7";
+
+class RequestTracing : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    engine::llama::EngineOptions options;
+    options.model_path = testing::synthesized_model();
+    options.threads = 0;
+    options.parallel = 4;
+    options.step_tokens = 64;  // the test's prompt (over 100 tokens) takes several chunks
+    auto created = engine::llama::LlamaEngine::create(options);
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    engine_ = std::move(created).value().release();
+    for (int i = 0; i < 600 && !engine_->ready(); ++i)
+      std::this_thread::sleep_for(10ms);
+  }
+  static void TearDownTestSuite() {
+    engine_->shutdown();
+    delete engine_;
+  }
+
+  // A server whose tracer exports to the collector; `slow_ms` decides what the ring keeps.
+  void serve(double slow_ms) {
+    obs::trace::TracerOptions options;
+    options.slow_ms = slow_ms;
+    auto url = parse_http_url(collector_.url() + "/v1/traces", "collector");
+    ASSERT_TRUE(url);
+    obs::trace::ExporterOptions exporter;
+    exporter.url = *url;
+    exporter.delay = 20ms;
+    options.exporter = exporter;
+    tracer_ = std::make_unique<obs::trace::Tracer>(std::move(options), nullptr);
+    services_ = std::make_unique<api::Services>(api::Services{engine_});
+    services_->tracer = tracer_.get();
+    router_ = std::make_unique<http::Router>(api::make_router(*services_));
+    http::ServerOptions server_options;
+    server_options.port = 0;
+    server_ =
+        std::make_unique<http::Server>(api::serve_routes_with(*services_, server_options),
+                                       [this](http::Request& r) { return router_->dispatch(r); });
+    ASSERT_TRUE(server_->start().ok());
+  }
+
+  void TearDown() override {
+    if (server_) server_->stop();
+    if (tracer_) tracer_->shutdown(10s);
+  }
+
+  // Stops the server, flushes the tracer, and decodes everything the collector received.
+  std::vector<DecodedSpan> exported() {
+    server_->stop();
+    tracer_->shutdown(10s);
+    return testing::collected_spans(collector_);
+  }
+
+  static std::string chat_body(int max_tokens, bool stream) {
+    std::string question;
+    for (int i = 0; i < 6; ++i)
+      question += "where is my parcel? it was sent last week and the tracking page says nothing. ";
+    return json::serialize(json::object{
+        {"model", engine_->model().id},
+        {"messages", json::array{json::object{{"role", "user"}, {"content", question}}}},
+        {"max_tokens", max_tokens},
+        {"temperature", 0},
+        {"ignore_eos", true},
+        {"stream", stream}});
+  }
+
+  static const DecodedSpan* named(const std::vector<DecodedSpan>& spans, const std::string& name) {
+    for (const auto& span : spans)
+      if (span.name == name) return &span;
+    return nullptr;
+  }
+
+  static engine::llama::LlamaEngine* engine_;
+  testing::TestCollector collector_;
+  std::unique_ptr<obs::trace::Tracer> tracer_;
+  std::unique_ptr<api::Services> services_;
+  std::unique_ptr<http::Router> router_;
+  std::unique_ptr<http::Server> server_;
+};
+
+engine::llama::LlamaEngine* RequestTracing::engine_ = nullptr;
+
+TEST_F(RequestTracing, AChatCompletionExportsItsSpanTreeUnderTheCallersSpan) {
+  if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  serve(60000);
+  const std::string parent = std::string("00-") + kCallerTrace + "-" + kCallerSpan + "-01";
+  const auto r =
+      testing::http_request(server_->port(), "POST", "/v1/chat/completions", chat_body(5, false),
+                            {{"traceparent", parent}, {"tracestate", "vendor=abc"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string answered = r.header("traceparent");
+  ASSERT_EQ(answered.size(), 55u) << answered;
+  EXPECT_EQ(answered.substr(0, 36), std::string("00-") + kCallerTrace + "-");
+  EXPECT_NE(answered.substr(36, 16), kCallerSpan);  // the server span's own id
+  EXPECT_EQ(answered.substr(53), "01");
+  const json::object usage = json::parse(r.body).at("usage").as_object();
+
+  const auto spans = exported();
+  const DecodedSpan* server = named(spans, "POST /v1/chat/completions");
+  ASSERT_NE(server, nullptr) << spans.size() << " spans exported";
+  EXPECT_EQ(server->trace_id, kCallerTrace);
+  EXPECT_EQ(server->parent_span_id, kCallerSpan);
+  EXPECT_EQ(server->span_id, answered.substr(36, 16));
+  EXPECT_EQ(server->trace_state, "vendor=abc");
+  EXPECT_EQ(server->kind, "SPAN_KIND_SERVER");
+  EXPECT_EQ(server->attributes.at("http.request.method"), "POST");
+  EXPECT_EQ(server->attributes.at("http.route"), "/v1/chat/completions");
+  EXPECT_EQ(server->attributes.at("url.path"), "/v1/chat/completions");
+  EXPECT_EQ(server->attributes.at("http.response.status_code"), "200");
+  EXPECT_EQ(server->attributes.at("client.address"), "127.0.0.1");
+
+  const DecodedSpan* generation = named(spans, "chat " + engine_->model().id);
+  ASSERT_NE(generation, nullptr);
+  EXPECT_EQ(generation->parent_span_id, server->span_id);
+  EXPECT_EQ(generation->trace_id, kCallerTrace);
+  const auto& a = generation->attributes;
+  EXPECT_EQ(a.at("gen_ai.operation.name"), "chat");
+  EXPECT_EQ(a.at("gen_ai.request.model"), engine_->model().id);
+  EXPECT_EQ(a.at("gen_ai.request.max_tokens"), "5");
+  EXPECT_EQ(a.at("gen_ai.usage.input_tokens"),
+            std::to_string(usage.at("prompt_tokens").as_int64()));
+  EXPECT_EQ(a.at("gen_ai.usage.output_tokens"),
+            std::to_string(usage.at("completion_tokens").as_int64()));
+  EXPECT_EQ(a.at("gen_ai.response.finish_reasons"), "length");
+  EXPECT_TRUE(a.contains("gen_ai.usage.cache_read.input_tokens"));
+  EXPECT_TRUE(a.contains("gen_ai.latency.time_in_queue"));
+  EXPECT_TRUE(a.contains("gen_ai.latency.time_to_first_token"));
+  EXPECT_EQ(a.at("supportd.priority"), "normal");
+
+  // Exactly one queue, prefill and decode, children of the generation, in that order.
+  std::vector<const DecodedSpan*> phases;
+  for (const auto& span : spans)
+    if (span.parent_span_id == generation->span_id) phases.push_back(&span);
+  ASSERT_EQ(phases.size(), 3u);
+  std::sort(phases.begin(), phases.end(),
+            [](auto* x, auto* y) { return x->start_ns < y->start_ns; });
+  EXPECT_EQ(phases[0]->name, "queue");
+  EXPECT_EQ(phases[1]->name, "prefill");
+  EXPECT_EQ(phases[2]->name, "decode");
+  for (const DecodedSpan* phase : phases) {
+    EXPECT_GE(phase->start_ns, generation->start_ns) << phase->name;
+    EXPECT_LE(phase->end_ns, generation->end_ns) << phase->name;
+  }
+  const auto& prefill = phases[1]->attributes;
+  EXPECT_EQ(std::stoll(prefill.at("supportd.prefill.tokens_computed")) +
+                std::stoll(prefill.at("supportd.prefill.tokens_reused")),
+            usage.at("prompt_tokens").as_int64());
+  // The prompt is longer than a step's 64 tokens: several chunks, each an event.
+  EXPECT_GE(std::stoll(prefill.at("supportd.prefill.chunks")), 2);
+  EXPECT_EQ(phases[2]->attributes.at("supportd.decode.tokens"),
+            std::to_string(usage.at("completion_tokens").as_int64()));
+}
+
+TEST_F(RequestTracing, AMissingOrMalformedTraceparentStartsANewTraceNeverAnError) {
+  serve(60000);
+  for (const std::string bad : {"", "00-zz-00f067aa0ba902b7-01",
+                                "00-00000000000000000000000000000000-00f067aa0ba902b7-01"}) {
+    std::vector<std::pair<std::string, std::string>> headers;
+    if (!bad.empty()) headers.emplace_back("traceparent", bad);
+    const auto r = testing::http_request(server_->port(), "GET", "/v1/models", "", headers);
+    EXPECT_EQ(r.status, 200) << bad;
+    const std::string answered = r.header("traceparent");
+    ASSERT_EQ(answered.size(), 55u) << bad;
+    EXPECT_EQ(answered.substr(0, 3), "00-");
+    EXPECT_NE(answered.substr(3, 32), "00000000000000000000000000000000");
+    EXPECT_FALSE(r.header("x-request-id").empty());
+  }
+  // A streamed answer carries it too, in the head of its event stream.
+  const auto streamed =
+      testing::http_request(server_->port(), "POST", "/v1/chat/completions", chat_body(3, true));
+  EXPECT_EQ(streamed.status, 200);
+  EXPECT_EQ(streamed.header("traceparent").size(), 55u);
+}
+
+TEST_F(RequestTracing, SlowRequestsAreListedWithTheirStagesAndShownWhole) {
+  serve(0.001);  // every request is slow
+  const auto r = testing::http_request(server_->port(), "POST", "/v1/chat/completions",
+                                       chat_body(3, false), {{"x-request-id", "order-42"}});
+  ASSERT_EQ(r.status, 200);
+  const std::string trace_id = r.header("traceparent").substr(3, 32);
+
+  // The request's trace is finished when its last part ends, just after the answer.
+  json::object listed;
+  for (int i = 0; i < 200; ++i) {
+    const auto list = testing::http_request(server_->port(), "GET", "/v1/traces?limit=50");
+    ASSERT_EQ(list.status, 200) << list.body;
+    const json::value body = json::parse(list.body);  // outlives the loop over its parts
+    for (const auto& t : body.at("traces").as_array())
+      if (t.at("trace_id").as_string() == trace_id) listed = t.as_object();
+    if (!listed.empty()) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_FALSE(listed.empty()) << "trace " << trace_id << " never listed";
+  EXPECT_EQ(listed.at("name").as_string(), "POST /v1/chat/completions");
+  EXPECT_EQ(listed.at("reason").as_string(), "slow");
+  EXPECT_EQ(listed.at("request_id").as_string(), "order-42");
+  EXPECT_EQ(listed.at("status").as_int64(), 200);
+  const auto& stages = listed.at("stages").as_array();
+  ASSERT_EQ(stages.size(), 1u);
+  EXPECT_EQ(stages[0].at("name").as_string(), "chat " + engine_->model().id);
+
+  const auto one = testing::http_request(server_->port(), "GET", "/v1/traces/" + trace_id);
+  ASSERT_EQ(one.status, 200) << one.body;
+  std::vector<std::string> names;
+  const json::value whole = json::parse(one.body);
+  for (const auto& span : whole.at("spans").as_array())
+    names.emplace_back(span.at("name").as_string());
+  for (const char* phase : {"queue", "prefill", "decode"})
+    EXPECT_NE(std::find(names.begin(), names.end(), phase), names.end()) << phase;
+
+  EXPECT_EQ(
+      testing::http_request(server_->port(), "GET", "/v1/traces/0123456789abcdef0123456789abcdef")
+          .status,
+      404);
+  EXPECT_EQ(testing::http_request(server_->port(), "GET", "/v1/traces/not-an-id").status, 400);
+  EXPECT_EQ(testing::http_request(server_->port(), "GET", "/v1/traces?limit=0").status, 400);
+}
+
+}  // namespace
+}  // namespace supportd
