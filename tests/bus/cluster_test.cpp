@@ -1,0 +1,223 @@
+// The cluster path in one process (real nats-server, real engines on the tiny model, separate
+// connections): a request through a gateway gives the engine's own answer, priority holds across
+// engines, cancellation reaches the engine, an engine leaving hands its streams to another
+// without a gap or a repeat, and what cannot go on ends with an error.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "cluster_fixture.h"
+#include "collect_sink.h"
+
+namespace supportd::bus::testing {
+namespace {
+
+using supportd::testing::CollectSink;
+
+TEST_F(ClusterTest, AGatewayGivesTheEnginesOwnAnswer) {
+  start_nats();
+  EngineNode& node = add_engine(2, "engine-a");
+  auto& gateway = add_gateway("gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 1));
+  EXPECT_EQ(gateway.model().id, node.engine->model().id);
+
+  auto local = std::make_shared<CollectSink>();
+  ASSERT_TRUE(node.engine->submit(greedy("the parcel is late", 24), local).ok());
+  ASSERT_TRUE(local->wait());
+  auto remote = std::make_shared<CollectSink>();
+  ASSERT_TRUE(gateway.submit(greedy("the parcel is late", 24), remote).ok());
+  ASSERT_TRUE(remote->wait());
+  EXPECT_EQ(remote->completion().reason, engine::FinishReason::kLength);
+  EXPECT_EQ(remote->text(), local->text());
+  EXPECT_EQ(remote->pieces(), local->pieces());
+  EXPECT_EQ(remote->completion().usage.completion_tokens, 24);
+  EXPECT_EQ(remote->completion().usage.prompt_tokens, local->completion().usage.prompt_tokens);
+  EXPECT_GE(remote->completion().timings.first_token_ms, 0);
+  EXPECT_TRUE(eventually([&] { return node.worker->stats().finished == 1; }));
+}
+
+TEST_F(ClusterTest, EngineErrorsReachTheCustomerAsTheEnd) {
+  start_nats();
+  add_engine(1, "engine-a");
+  auto& gateway = add_gateway("gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 1));
+  auto sink = std::make_shared<CollectSink>();
+  ASSERT_TRUE(gateway.submit(greedy("", 4), sink).ok());  // empty prompt: the engine refuses
+  ASSERT_TRUE(sink->wait());
+  EXPECT_EQ(sink->completion().reason, engine::FinishReason::kError);
+  EXPECT_EQ(sink->completion().error.code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(sink->completion().error.message.find("empty"), std::string::npos);
+}
+
+TEST_F(ClusterTest, PriorityHoldsAcrossEngines) {
+  start_nats();
+  add_engine(1, "engine-a");
+  add_engine(1, "engine-b");
+  auto& gateway = add_gateway("gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 2));
+  // Both engines busy: a short blocker on one, a long one on the other, so the slots free one
+  // at a time, far apart.
+  auto short_blocker = std::make_shared<CollectSink>();
+  auto long_blocker = std::make_shared<CollectSink>();
+  ASSERT_TRUE(gateway.submit(greedy("one", 60), short_blocker).ok());
+  ASSERT_TRUE(short_blocker->wait_pieces(1));
+  ASSERT_TRUE(gateway.submit(greedy("two", 1500), long_blocker).ok());
+  ASSERT_TRUE(long_blocker->wait_pieces(1));
+  // Then low, normal, high, in that order of arrival.
+  std::map<std::string, std::shared_ptr<CollectSink>> sinks;
+  for (auto priority : {sched::Priority::kLow, sched::Priority::kNormal, sched::Priority::kHigh}) {
+    auto request = greedy("three", 40);
+    request.priority = priority;
+    auto sink = std::make_shared<CollectSink>();
+    ASSERT_TRUE(gateway.submit(request, sink).ok());
+    sinks[sched::priority_name(priority)] = sink;
+  }
+  for (auto& [name, sink] : sinks)
+    ASSERT_TRUE(sink->wait()) << name;
+  const double high = sinks["high"]->completion().timings.queued_ms;
+  const double normal = sinks["normal"]->completion().timings.queued_ms;
+  const double low = sinks["low"]->completion().timings.queued_ms;
+  EXPECT_LT(high, normal);
+  EXPECT_LT(normal, low);
+  gateway.cancel(1);  // ids are per gateway, from 1
+  gateway.cancel(2);
+}
+
+TEST_F(ClusterTest, CancellingReachesTheEngineHoldingTheRequest) {
+  start_nats();
+  EngineNode& node = add_engine(1, "engine-a");
+  auto& gateway = add_gateway("gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 1));
+  auto sink = std::make_shared<CollectSink>();
+  auto id = gateway.submit(greedy("a long answer", 100000), sink);
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(sink->wait_pieces(3));
+  gateway.cancel(*id);
+  ASSERT_TRUE(sink->wait());
+  EXPECT_EQ(sink->completion().reason, engine::FinishReason::kCancelled);
+  // The engine drops it and acknowledges: nothing is held, nothing runs.
+  EXPECT_TRUE(eventually([&] { return node.worker->stats().held == 0; }));
+  EXPECT_TRUE(eventually([&] { return node.engine->stats().running == 0; }));
+  EXPECT_EQ(node.worker->stats().given_back, 0);
+}
+
+TEST_F(ClusterTest, ARequestCancelledWhileQueuedNeverRuns) {
+  start_nats();
+  EngineNode& node = add_engine(1, "engine-a");
+  auto& gateway = add_gateway("gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 1));
+  auto blocker = std::make_shared<CollectSink>();
+  auto blocker_id = gateway.submit(greedy("busy", 100000), blocker);
+  ASSERT_TRUE(blocker_id.ok());
+  ASSERT_TRUE(blocker->wait_pieces(1));
+  auto queued = std::make_shared<CollectSink>();
+  auto queued_id = gateway.submit(greedy("waiting", 8), queued);
+  ASSERT_TRUE(queued_id.ok());
+  gateway.cancel(*queued_id);
+  ASSERT_TRUE(queued->wait());
+  EXPECT_EQ(queued->completion().reason, engine::FinishReason::kCancelled);
+  gateway.cancel(*blocker_id);
+  ASSERT_TRUE(blocker->wait());
+  // A later request runs; the cancelled one was never taken.
+  auto after = std::make_shared<CollectSink>();
+  ASSERT_TRUE(gateway.submit(greedy("after", 4), after).ok());
+  ASSERT_TRUE(after->wait());
+  EXPECT_EQ(node.worker->stats().taken, 2);
+  EXPECT_TRUE(queued->pieces().empty());
+}
+
+// Checks the customer's pieces against the numbered events on the wire: every number once,
+// in order, each piece the text its number carried; returns the attempts that contributed.
+std::set<std::uint64_t> check_no_gap_no_repeat(const std::vector<std::string>& pieces,
+                                               const std::vector<StreamEvent>& events,
+                                               const std::string& request_id) {
+  std::map<std::uint64_t, std::map<std::uint64_t, std::string>> by_attempt;  // attempt -> seq
+  for (const StreamEvent& e : events) {
+    if (e.request_id == request_id && e.kind == StreamEvent::Kind::kText)
+      by_attempt[e.attempt][e.sequence] = e.text;
+  }
+  std::set<std::uint64_t> used;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const std::uint64_t sequence = i + 1;
+    bool found = false;
+    // The newest attempt that sent this number is the one the gateway kept.
+    for (auto it = by_attempt.rbegin(); it != by_attempt.rend() && !found; ++it) {
+      auto piece = it->second.find(sequence);
+      if (piece == it->second.end()) continue;
+      EXPECT_EQ(piece->second, pieces[i]) << "token " << sequence;
+      used.insert(it->first);
+      found = true;
+    }
+    EXPECT_TRUE(found) << "token " << sequence << " never went on the wire";
+  }
+  return used;
+}
+
+TEST_F(ClusterTest, AnEngineLeavingMidStreamHandsItOnWithNoGapNoRepeat) {
+  start_nats();
+  EngineNode& first = add_engine(1, "engine-a");
+  auto& gateway = add_gateway("gateway-a");
+  EventTap tap(*gateway_connections_.back(), "gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 1));
+  auto sink = std::make_shared<CollectSink>();
+  ASSERT_TRUE(gateway.submit(greedy("hand it over", 160), sink).ok());
+  ASSERT_TRUE(sink->wait_pieces(20));
+  EngineNode& second = add_engine(1, "engine-b");
+  ASSERT_TRUE(sees_engines(gateway, 2));
+  first.worker->stop(std::chrono::milliseconds(0));  // hands what it holds back to the queue
+  ASSERT_TRUE(sink->wait());
+  EXPECT_EQ(sink->completion().reason, engine::FinishReason::kLength)
+      << sink->completion().error.message;
+  const auto pieces = sink->pieces();
+  const auto used = check_no_gap_no_repeat(pieces, tap.events(), "gateway-a-1");
+  EXPECT_EQ(used.size(), 2u) << "both attempts contributed";
+  EXPECT_EQ(second.worker->stats().resumed, 1);
+  EXPECT_EQ(first.worker->stats().given_back, 1);
+  EXPECT_EQ(gateway.remote_stats().resumed, 1);
+  // max_tokens counts the whole answer, both engines' parts.
+  EXPECT_EQ(sink->completion().usage.completion_tokens, 160);
+}
+
+TEST_F(ClusterTest, WithNoEngineLeftAStreamEndsWithAnError) {
+  start_nats();
+  EngineNode& node = add_engine(1, "engine-a");
+  auto& gateway = add_gateway("gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 1));
+  auto sink = std::make_shared<CollectSink>();
+  ASSERT_TRUE(gateway.submit(greedy("alone", 100000), sink).ok());
+  ASSERT_TRUE(sink->wait_pieces(2));
+  node.worker->stop(std::chrono::milliseconds(0));
+  ASSERT_TRUE(sink->wait(std::chrono::seconds(30)));
+  EXPECT_EQ(sink->completion().reason, engine::FinishReason::kError);
+  EXPECT_EQ(sink->completion().error.code, ErrorCode::kUnavailable);
+  EXPECT_NE(sink->completion().error.message.find("no engine is left"), std::string::npos)
+      << sink->completion().error.message;
+  // And new requests are refused with Retry-After instead of waiting for nobody.
+  auto refused = gateway.submit(greedy("anyone?", 4), std::make_shared<CollectSink>());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnavailable);
+  EXPECT_GE(refused.error().retry_after_s, 1);
+}
+
+TEST_F(ClusterTest, ADeadlinePassingInTheQueueEndsTheRequest) {
+  start_nats();
+  add_engine(1, "engine-a");
+  auto& gateway = add_gateway("gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 1));
+  auto blocker = std::make_shared<CollectSink>();
+  auto blocker_id = gateway.submit(greedy("busy", 100000), blocker);
+  ASSERT_TRUE(blocker_id.ok());
+  ASSERT_TRUE(blocker->wait_pieces(1));
+  auto request = greedy("in a hurry", 4);
+  request.deadline = engine::Clock::now() + std::chrono::milliseconds(300);
+  auto sink = std::make_shared<CollectSink>();
+  ASSERT_TRUE(gateway.submit(request, sink).ok());  // the rate is unknown yet: accepted
+  ASSERT_TRUE(sink->wait(std::chrono::seconds(10)));
+  EXPECT_EQ(sink->completion().reason, engine::FinishReason::kDeadline);
+  EXPECT_EQ(sink->completion().error.code, ErrorCode::kDeadline);
+  gateway.cancel(*blocker_id);
+}
+
+}  // namespace
+}  // namespace supportd::bus::testing
