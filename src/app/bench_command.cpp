@@ -29,13 +29,11 @@ namespace {
 
 using bench::Distribution;
 
-// Exit codes: 0 done; 1 the run or an output file failed; 2 bad input (flags, files given).
+// Exit codes: 0 done; 1 the run or an output file failed; 2 bad input (flags, and files given
+// that do not exist or are not what they should be).
 int fail(const Error& error) {
-  fmt::print(stderr, "error: {}\n", error.message);
-  return error.code == ErrorCode::kInvalidArgument || error.code == ErrorCode::kNotFound ||
-                 error.code == ErrorCode::kUnsupported
-             ? 2
-             : 1;
+  return report_failure(
+      error, {ErrorCode::kInvalidArgument, ErrorCode::kNotFound, ErrorCode::kUnsupported});
 }
 
 struct BenchFlags {
@@ -156,42 +154,37 @@ Status check_outputs(const BenchFlags& f, const CLI::App& command) {
   return {};
 }
 
-int run(BenchFlags& f, const CLI::App& command) {
-  if (command.count("--compare") > 0) {
-    if (f.compare.size() != 2) {
-      return fail(
-          Error::invalid(fmt::format("--compare takes exactly two reports, A.json B.json (got {})",
-                                     f.compare.size()),
-                         "compare"));
-    }
-    auto table = bench::compare_reports(f.compare[0], f.compare[1]);
-    if (!table) return fail(table.error());
-    fmt::print("{}", *table);
-    return 0;
+// `--compare A.json B.json`: the two reports side by side.
+int compare_reports(const BenchFlags& f) {
+  if (f.compare.size() != 2) {
+    return fail(
+        Error::invalid(fmt::format("--compare takes exactly two reports, A.json B.json (got {})",
+                                   f.compare.size()),
+                       "compare"));
   }
-  if (command.count("--steady-decode-from") > 0) {
-    auto steady = bench::steady_decode_from_log(f.steady_decode_from);
-    if (!steady) return fail(steady.error());
-    if (f.report_steady_decode) {
-      if (!steady->overlapping) fmt::print(stderr, "{}\n", bench::format_steady_decode(*steady));
-      fmt::print("{:.3f}\n", steady->tokens_per_s);
-    } else {
-      fmt::print("{}\n", bench::format_steady_decode(*steady));
-    }
-    return 0;
-  }
-  if (auto status = prepare(f, command); !status) return fail(status.error());
-  if (auto status = check_outputs(f, command); !status) return fail(status.error());
-  auto record = bench::run_benchmark(f.options);
-  if (!record) return fail(record.error());
-  const bench::Report report = bench::build_report(*record, f.options);
-  const std::string summary = bench::format_summary(report);
+  auto table = bench::compare_reports(f.compare[0], f.compare[1]);
+  if (!table) return fail(table.error());
+  fmt::print("{}", *table);
+  return 0;
+}
+
+// `--steady-decode-from FILE`: the steady decode rate of a token log written earlier.
+int steady_decode_from(const BenchFlags& f) {
+  auto steady = bench::steady_decode_from_log(f.steady_decode_from);
+  if (!steady) return fail(steady.error());
   if (f.report_steady_decode) {
-    fmt::print(stderr, "{}", summary);
-    fmt::print("{:.3f}\n", report.steady.tokens_per_s);
+    if (!steady->overlapping) fmt::print(stderr, "{}\n", bench::format_steady_decode(*steady));
+    fmt::print("{:.3f}\n", steady->tokens_per_s);
   } else {
-    fmt::print("{}", summary);
+    fmt::print("{}\n", bench::format_steady_decode(*steady));
   }
+  return 0;
+}
+
+// The files asked for (--json, --html, --record-tokens); the exit code is 1 when one of them
+// could not be written (the others still are).
+int write_outputs(const BenchFlags& f, const bench::RunRecord& record,
+                  const bench::Report& report) {
   int code = 0;
   auto output = [&](const std::string& path, const std::string& what, auto make) {
     if (path.empty()) return;
@@ -204,7 +197,7 @@ int run(BenchFlags& f, const CLI::App& command) {
   output(f.json_path, "the JSON report", [&] { return bench::report_json(report); });
   output(f.html_path, "the HTML report", [&] { return bench::report_html(report); });
   if (!f.tokens_path.empty()) {
-    if (auto status = bench::write_token_log(*record, f.options.workload, f.tokens_path); !status) {
+    if (auto status = bench::write_token_log(record, f.options.workload, f.tokens_path); !status) {
       code = fail(status.error());
     } else {
       fmt::print(stderr, "wrote the token log {}\n", f.tokens_path);
@@ -213,33 +206,47 @@ int run(BenchFlags& f, const CLI::App& command) {
   return code;
 }
 
-}  // namespace
+// The load test: options checked, outputs checked, the run, the summary, the files.
+int load_test(BenchFlags& f, const CLI::App& command) {
+  if (auto status = prepare(f, command); !status) return fail(status.error());
+  if (auto status = check_outputs(f, command); !status) return fail(status.error());
+  auto record = bench::run_benchmark(f.options);
+  if (!record) return fail(record.error());
+  const bench::Report report = bench::build_report(*record, f.options);
+  const std::string summary = bench::format_summary(report);
+  if (f.report_steady_decode) {
+    fmt::print(stderr, "{}", summary);
+    fmt::print("{:.3f}\n", report.steady.tokens_per_s);
+  } else {
+    fmt::print("{}", summary);
+  }
+  return write_outputs(f, *record, report);
+}
 
-void add_bench_command(CLI::App& app, int& exit_code) {
-  static BenchFlags f;
+int run(BenchFlags& f, const CLI::App& command) {
+  if (command.count("--compare") > 0) return compare_reports(f);
+  if (command.count("--steady-decode-from") > 0) return steady_decode_from(f);
+  return load_test(f, command);
+}
+
+constexpr const char* kFooter =
+    "Closed loop by default (--concurrency users); --rate or --trace make it open loop. "
+    "Requests stop after --requests measured requests (default 100) or --duration seconds, "
+    "after the warm-up; requests in flight then finish (each within --request-timeout); "
+    "--max-time caps the whole run.\n"
+    "Prompts are words from a fixed list, each a single token in common BPE/SentencePiece "
+    "vocabularies (N words ~ N tokens); the summary shows the server's own prompt count.\n"
+    "Distributions (DIST): N | uniform:A-B | normal:MEAN,STD (clamped) | exp:MEAN.\n"
+    "Trace file: one arrival per line, TIME_S[,PROMPT_TOKENS[,OUTPUT_TOKENS[,PRIORITY]]].\n"
+    "Steady decode = token events of measured ok streams timed within [the latest first "
+    "token, the earliest last token] / that window's length: the aggregate decode rate while "
+    "all streams decode (use --concurrency N --requests N for one wave of N streams).\n"
+    "Exit codes: 0 done (even with failed requests; see the report), 1 the run or an output "
+    "failed, 2 bad input.";
+
+// Which server, which endpoint, which model, which key.
+void add_target_flags(CLI::App* b, BenchFlags& f) {
   bench::BenchOptions& o = f.options;
-  CLI::App* b = app.add_subcommand(
-      "bench",
-      "Load-test an OpenAI-compatible server (supportd, llama-server, vLLM) with streaming "
-      "requests: TTFT, ITL, TPOT, end-to-end latency, throughput and goodput per priority class");
-  b->footer(
-      "Closed loop by default (--concurrency users); --rate or --trace make it open loop. "
-      "Requests stop after --requests measured requests (default 100) or --duration seconds, "
-      "after the warm-up; requests in flight then finish (each within --request-timeout); "
-      "--max-time "
-      "caps the whole run.\n"
-      "Prompts are words from a fixed list, each a single token in common BPE/SentencePiece "
-      "vocabularies (N words ~ N tokens); the summary shows the server's own prompt count.\n"
-      "Distributions (DIST): N | uniform:A-B | normal:MEAN,STD (clamped) | exp:MEAN.\n"
-      "Trace file: one arrival per line, TIME_S[,PROMPT_TOKENS[,OUTPUT_TOKENS[,PRIORITY]]].\n"
-      "Steady decode = token events of measured ok streams timed within [the latest first "
-      "token, the earliest last token] / that window's length: the aggregate decode rate while "
-      "all streams decode (use --concurrency N --requests N for one wave of N streams).\n"
-      "Exit codes: 0 done (even with failed requests; see the report), 1 the run or an output "
-      "failed, 2 bad input.");
-
-  b->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // last one wins
-
   const std::string target = "Target";
   b->add_option("--url", o.url, "Base URL of the server (a trailing /v1 is fine)")
       ->type_name("URL")
@@ -255,7 +262,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   b->add_option("--api-key", o.api_key, "Bearer key for every request (when no --tenants)")
       ->type_name("KEY")
       ->group(target);
+}
 
+// How requests arrive: closed loop (users) or open loop (a rate, a trace).
+void add_load_flags(CLI::App* b, BenchFlags& f) {
+  bench::BenchOptions& o = f.options;
   const std::string load = "Load";
   auto* concurrency = b->add_option("--concurrency", o.concurrency,
                                     "Closed loop: this many users, each waiting for its answer")
@@ -283,6 +294,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->group(load);
   concurrency->excludes(rate)->excludes(trace);
   rate->excludes(trace);
+}
+
+// What is measured and for how long: warm-up, when to stop, timeouts, limits, the seed.
+void add_run_flags(CLI::App* b, BenchFlags& f) {
+  bench::BenchOptions& o = f.options;
+  const std::string load = "Load";
   b->add_option("--warmup", o.warmup_s, "Requests sent in the first S seconds are not measured")
       ->type_name("S")
       ->group(load);
@@ -318,7 +335,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->type_name("N")
       ->capture_default_str()
       ->group(load);
+}
 
+// What each request asks: prompt and answer lengths, repetition, classes, tenants.
+void add_workload_flags(CLI::App* b, BenchFlags& f) {
+  bench::BenchOptions& o = f.options;
   const std::string workload = "Workload";
   b->add_option("--preset", o.preset,
                 "256-128 (256-word questions, 128 output tokens) or chat (128-word system prompt, "
@@ -361,7 +382,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
               "Send the class only as X-Priority, not as the body field \"priority\" (vLLM wants "
               "an integer there)")
       ->group(workload);
+}
 
+// The SLOs goodput counts against, and what is written where.
+void add_slo_and_output_flags(CLI::App* b, BenchFlags& f) {
+  bench::BenchOptions& o = f.options;
   const std::string slo = "SLO";
   b->add_option("--slo-ttft", o.slo_ttft_ms,
                 "Goodput: time to first token at most MS (more than 0)")
@@ -387,10 +412,13 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   b->add_flag("--no-poll", f.no_poll, "Do not poll the server's /v1/stats or /metrics")
       ->group(output);
   b->add_flag("--no-progress", f.no_progress, "No live progress line")->group(output);
+}
 
+// --compare and --steady-decode-from: reading earlier results instead of running.
+void add_other_modes(CLI::App* b, BenchFlags& f) {
   const std::string other = "Other modes";
   b->add_option("--compare", f.compare, "Print two JSON reports side by side with ratios B/A")
-      ->expected(1, 1 << 16)  // run() requires exactly two, with a message saying so
+      ->expected(1, 1 << 16)  // compare_reports() requires exactly two, with a message saying so
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("A.json B.json")
       ->group(other);
@@ -398,7 +426,24 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                 "Compute the steady decode rate from a --record-tokens CSV")
       ->type_name("FILE")
       ->group(other);
+}
 
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+  static BenchFlags f;
+  CLI::App* b = app.add_subcommand(
+      "bench",
+      "Load-test an OpenAI-compatible server (supportd, llama-server, vLLM) with streaming "
+      "requests: TTFT, ITL, TPOT, end-to-end latency, throughput and goodput per priority class");
+  b->footer(kFooter);
+  b->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // last one wins
+  add_target_flags(b, f);
+  add_load_flags(b, f);
+  add_run_flags(b, f);
+  add_workload_flags(b, f);
+  add_slo_and_output_flags(b, f);
+  add_other_modes(b, f);
   b->callback([&exit_code, b] { exit_code = run(f, *b); });
 }
 

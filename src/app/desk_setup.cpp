@@ -1,3 +1,6 @@
+// build_desk(): the desk's parts assembled in order for `serve`: the data directory, the stores,
+// the sentence encoder, the knowledge base (the demo imported on first start), its watcher, the
+// content rules per tenant, then the desk itself.
 #include "app/desk_setup.h"
 
 #include <cstdlib>
@@ -131,10 +134,8 @@ Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::
   auto rules = load_rules(config);
   if (!rules) return rules.error();
 
-  desk::DeskOptions options;
-  options.worker_threads = std::max(1, config.workers);
+  desk::DeskOptions options = config.tunables;
   options.generate = !engine.model().meaningless_text || config.show_synthesized_text;
-  options.max_answer_tokens = config.answer_max_tokens;
   std::stringstream topics(config.handoff_topics);
   for (std::string topic; std::getline(topics, topic, ',');) {
     if (!topic.empty()) options.handoff_topics.push_back(topic);

@@ -26,9 +26,10 @@ struct DeskConfig {
   std::string rules;           // default content rules (all tenants)
   std::string rules_dir;       // <tenant>.rules files
   std::string handoff_topics;  // comma-separated words or phrases that call a person
-  int workers = 2;
   int kb_watch_ms = 2000;  // poll the KB directory for a new import (0: only the admin endpoint)
-  int answer_max_tokens = 256;  // tokens a generated answer may take at most
+  // The desk's tunables (desk/desk_options.h), bound option by option; handoff_topics and
+  // generate are filled from the fields above and the model.
+  desk::DeskOptions tunables;
   // Generate and show answers even when the model is synthesized (its text is meaningless):
   // for tests and benchmarks of the generation path and the answer cache, never for customers.
   bool show_synthesized_text = false;

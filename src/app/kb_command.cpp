@@ -15,11 +15,6 @@
 namespace supportd::app {
 namespace {
 
-int fail(const Error& error) {
-  fmt::print(stderr, "error: {}\n", error.message);
-  return error.code == ErrorCode::kInvalidArgument ? 2 : 1;
-}
-
 struct EncoderFlags {
   std::string model;  // empty: the encoder's default path
   std::string gguf;   // an embedding model in GGUF instead of the sentence encoder
@@ -154,169 +149,194 @@ std::string search_json(const kb::SearchResult& result) {
                                       {"hits", hits}});
 }
 
-}  // namespace
+// The knowledge base of `directory`, searched with the encoder the flags ask for.
+Result<std::shared_ptr<const kb::KnowledgeBase>> open_knowledge_base(const std::string& directory,
+                                                                     const EncoderFlags& encoder) {
+  auto embedder = encoder.open();
+  if (!embedder) return embedder.error();
+  return kb::KnowledgeBase::open(directory, {*embedder});
+}
 
-void add_kb_command(CLI::App& app, int& exit_code) {
-  CLI::App* kb_app = app.add_subcommand("kb", "Import, search and evaluate the knowledge base");
-  kb_app->require_subcommand(1);
+// kb import: parse the files, build and publish a new generation, report what was chosen.
+struct ImportFlags {
+  std::string directory;
+  std::vector<std::string> files;
+  std::string cjk = "words+bigrams";
+  kb::ImportOptions options;
+  EncoderFlags encoder;
+};
 
-  // kb import
-  static std::string import_dir, cjk = "words+bigrams";
-  static std::vector<std::string> files;
-  static kb::ImportOptions import_options;
-  static EncoderFlags import_encoder;
+int run_import(ImportFlags& f) {
+  auto mode = kb::parse_cjk_segmentation(f.cjk);
+  if (!mode) return report_failure(mode.error());
+  f.options.cjk = *mode;
+  auto embedder = f.encoder.open();
+  if (!embedder) return report_failure(embedder.error());
+  f.options.embedder = *embedder;
+  auto report = kb::import_knowledge_base(f.directory, f.files, f.options);
+  if (!report) return report_failure(report.error());
+  print_import(*report);
+  return 0;
+}
+
+void add_import_command(CLI::App* kb_app, int& exit_code) {
+  static ImportFlags f;
   CLI::App* import = kb_app->add_subcommand(
       "import", "Build the knowledge base from Markdown, FAQ (CSV/JSON) and labelled-question CSV");
-  import->add_option("--kb", import_dir, "Knowledge-base directory")->required();
-  import->add_option("files", files, "Files to import (.md, .csv, .json, .jsonl)")->required();
-  import->add_option("--text-col", import_options.source.text_column,
+  import->add_option("--kb", f.directory, "Knowledge-base directory")->required();
+  import->add_option("files", f.files, "Files to import (.md, .csv, .json, .jsonl)")->required();
+  import->add_option("--text-col", f.options.source.text_column,
                      "Labelled CSV: the question column");
-  import->add_option("--label-col", import_options.source.label_column,
+  import->add_option("--label-col", f.options.source.label_column,
                      "Labelled CSV: the label column (every label becomes an intent)");
   import
-      ->add_option("--cjk", cjk, "Chinese/Japanese segmentation: bigrams, icu-words, words+bigrams")
+      ->add_option("--cjk", f.cjk,
+                   "Chinese/Japanese segmentation: bigrams, icu-words, words+bigrams")
       ->capture_default_str();
-  import->add_option("--seed", import_options.seed, "Seed of the folds and of training")
+  import->add_option("--seed", f.options.seed, "Seed of the folds and of training")
       ->capture_default_str();
   import
-      ->add_option("--folds", import_options.folds,
+      ->add_option("--folds", f.options.folds,
                    "Folds the questions are held out in to tune on: settings on the first, fusion "
                    "weights and confidence on all (each scored by components trained on the rest)")
       ->check(CLI::Range(2, 20))
       ->capture_default_str();
   import
       ->add_option(
-          "--target-precision", import_options.target_precision,
+          "--target-precision", f.options.target_precision,
           "Precision the confidence threshold is chosen for (on the held-out questions), in (0, 1]")
       ->capture_default_str();
-  import_encoder.add(import);
-  import->callback([&exit_code] {
-    auto mode = kb::parse_cjk_segmentation(cjk);
-  if (!mode) {
-    exit_code = fail(mode.error());
-    return;
-  }
-  import_options.cjk = *mode;
-  auto embedder = import_encoder.open();
-  if (!embedder) {
-    exit_code = fail(embedder.error());
-    return;
-  }
-  import_options.embedder = *embedder;
-  auto report = kb::import_knowledge_base(import_dir, files, import_options);
-  if (!report) {
-    exit_code = fail(report.error());
-    return;
-  }
-  print_import(*report);
+  f.encoder.add(import);
+  import->callback([&exit_code] { exit_code = run_import(f);
 });
+}  // namespace
 
-// kb search
-static std::string search_dir, question;
-static int k = 5;
-static bool search_as_json = false;
-static EncoderFlags search_encoder;
-CLI::App* search = kb_app->add_subcommand("search", "Search the knowledge base");
-search->add_option("--kb", search_dir, "Knowledge-base directory")->required();
-search->add_option("question", question, "The question")->required();
-search->add_option("-k", k, "How many entries")->capture_default_str();
-search->add_flag("--json", search_as_json, "Print JSON");
-search_encoder.add(search);
-search->callback([&exit_code] {
-  auto embedder = search_encoder.open();
-  if (!embedder) {
-    exit_code = fail(embedder.error());
-    return;
-  }
-  auto kb = kb::KnowledgeBase::open(search_dir, {*embedder});
-  if (!kb) {
-    exit_code = fail(kb.error());
-    return;
-  }
-  for (const auto& warning : (*kb)->warnings())
-    fmt::print(stderr, "warning: {}\n", warning);
-  kb::SearchOptions options;
-  options.k = k;
-  auto result = (*kb)->search(question, options);
-  if (!result) {
-    exit_code = fail(result.error());
-    return;
-  }
-  if (search_as_json) {
-    fmt::print("{}\n", search_json(*result));
-    return;
-  }
-  fmt::print("language {}, {}; confidence {:.3f} ({})\n", result->language,
-             result->used_vectors ? "lexical + encoder" : "lexical", result->confidence,
-             result->confident      ? "confident"
-             : result->shares_words ? "below the threshold"
-                                    : "no word of the question is in the knowledge base");
-  for (std::size_t i = 0; i < result->hits.size(); ++i) {
-    const auto& hit = result->hits[i];
+// kb search: one question, its ranked entries.
+struct SearchFlags {
+  std::string directory;
+  std::string question;
+  int k = 5;
+  bool json = false;
+  EncoderFlags encoder;
+};
+
+void print_search(const kb::SearchResult& result) {
+  fmt::print("language {}, {}; confidence {:.3f} ({})\n", result.language,
+             result.used_vectors ? "lexical + encoder" : "lexical", result.confidence,
+             result.confident      ? "confident"
+             : result.shares_words ? "below the threshold"
+                                   : "no word of the question is in the knowledge base");
+  for (std::size_t i = 0; i < result.hits.size(); ++i) {
+    const auto& hit = result.hits[i];
     fmt::print("{}. [{}] {} (score {:.3f}, confidence {:.3f})\n   {}\n   source: {}\n", i + 1,
                hit.id, hit.title, hit.score, hit.confidence, hit.snippet, hit.source);
   }
-  if (result->hits.empty()) fmt::print("no entry matches\n");
-});
+  if (result.hits.empty()) fmt::print("no entry matches\n");
+}
 
-// kb eval
-static std::string eval_dir, questions_file, text_col = "text", label_col = "label";
-static bool eval_as_json = false;
-static EncoderFlags eval_encoder;
-CLI::App* eval = kb_app->add_subcommand(
-    "eval",
-    "Top-1/top-3 accuracy per component and fused, confusions and latency on labelled questions");
-eval->add_option("--kb", eval_dir, "Knowledge-base directory")->required();
-eval->add_option("questions", questions_file, "Labelled questions (CSV)")->required();
-eval->add_option("--text-col", text_col, "The question column")->capture_default_str();
-eval->add_option("--label-col", label_col, "The label column")->capture_default_str();
-eval->add_flag("--json", eval_as_json, "Print one JSON object");
-eval_encoder.add(eval);
-eval->callback([&exit_code] {
-  auto questions = kb::read_eval_questions(questions_file, text_col, label_col);
-  if (!questions) {
-    exit_code = fail(questions.error());
-    return;
+int run_search(const SearchFlags& f) {
+  auto kb = open_knowledge_base(f.directory, f.encoder);
+  if (!kb) return report_failure(kb.error());
+  for (const auto& warning : (*kb)->warnings())
+    fmt::print(stderr, "warning: {}\n", warning);
+  kb::SearchOptions options;
+  options.k = f.k;
+  auto result = (*kb)->search(f.question, options);
+  if (!result) return report_failure(result.error());
+  if (f.json) {
+    fmt::print("{}\n", search_json(*result));
+  } else {
+    print_search(*result);
   }
-  auto embedder = eval_encoder.open();
-  if (!embedder) {
-    exit_code = fail(embedder.error());
-    return;
-  }
-  auto kb = kb::KnowledgeBase::open(eval_dir, {*embedder});
-  if (!kb) {
-    exit_code = fail(kb.error());
-    return;
-  }
+  return 0;
+}
+
+void add_search_command(CLI::App* kb_app, int& exit_code) {
+  static SearchFlags f;
+  CLI::App* search = kb_app->add_subcommand("search", "Search the knowledge base");
+  search->add_option("--kb", f.directory, "Knowledge-base directory")->required();
+  search->add_option("question", f.question, "The question")->required();
+  search->add_option("-k", f.k, "How many entries")->capture_default_str();
+  search->add_flag("--json", f.json, "Print JSON");
+  f.encoder.add(search);
+  search->callback([&exit_code] { exit_code = run_search(f); });
+}
+
+// kb eval: accuracy, confusions and latency on labelled questions.
+struct EvalFlags {
+  std::string directory;
+  std::string questions;
+  std::string text_column = "text";
+  std::string label_column = "label";
+  bool json = false;
+  EncoderFlags encoder;
+};
+
+int run_eval(const EvalFlags& f) {
+  auto questions = kb::read_eval_questions(f.questions, f.text_column, f.label_column);
+  if (!questions) return report_failure(questions.error());
+  auto kb = open_knowledge_base(f.directory, f.encoder);
+  if (!kb) return report_failure(kb.error());
   auto report = kb::evaluate(**kb, *questions);
-  if (!report) {
-    exit_code = fail(report.error());
-    return;
-  }
-  fmt::print("{}", eval_as_json ? kb::report_json(*report) + "\n" : kb::format_report(*report));
-});
+  if (!report) return report_failure(report.error());
+  fmt::print("{}", f.json ? kb::report_json(*report) + "\n" : kb::format_report(*report));
+  return 0;
+}
 
-// kb split
-static std::string split_input, train_out, test_out;
-static kb::SplitOptions split_options;
-CLI::App* split = kb_app->add_subcommand(
-    "split", "Split labelled questions per label into a training and a held-out file (seeded)");
-split->add_option("file", split_input, "Labelled questions (CSV)")->required();
-split->add_option("--holdout", split_options.holdout, "Share held out")->capture_default_str();
-split->add_option("--seed", split_options.seed, "Random seed")->capture_default_str();
-split->add_option("--label-col", split_options.label_column,
-                  "The label column (default: label, category or intent)");
-split->add_option("--out-train", train_out, "Training rows (CSV)")->required();
-split->add_option("--out-test", test_out, "Held-out rows (CSV)")->required();
-split->callback([&exit_code] {
-  auto counts = kb::split_labelled_csv(split_input, train_out, test_out, split_options);
-  if (!counts) {
-    exit_code = fail(counts.error());
-    return;
-  }
+void add_eval_command(CLI::App* kb_app, int& exit_code) {
+  static EvalFlags f;
+  CLI::App* eval = kb_app->add_subcommand(
+      "eval",
+      "Top-1/top-3 accuracy per component and fused, confusions and latency on labelled "
+      "questions");
+  eval->add_option("--kb", f.directory, "Knowledge-base directory")->required();
+  eval->add_option("questions", f.questions, "Labelled questions (CSV)")->required();
+  eval->add_option("--text-col", f.text_column, "The question column")->capture_default_str();
+  eval->add_option("--label-col", f.label_column, "The label column")->capture_default_str();
+  eval->add_flag("--json", f.json, "Print one JSON object");
+  f.encoder.add(eval);
+  eval->callback([&exit_code] { exit_code = run_eval(f); });
+}
+
+// kb split: labelled questions into a file to import and a held-out file to evaluate on.
+struct SplitFlags {
+  std::string input;
+  std::string train_out;
+  std::string test_out;
+  kb::SplitOptions options;
+};
+
+int run_split(const SplitFlags& f) {
+  auto counts = kb::split_labelled_csv(f.input, f.train_out, f.test_out, f.options);
+  if (!counts) return report_failure(counts.error());
   fmt::print("{} labels: {} rows to {}, {} held out to {}\n", counts->labels, counts->train,
-             train_out, counts->test, test_out);
-});
+             f.train_out, counts->test, f.test_out);
+  return 0;
+}
+
+void add_split_command(CLI::App* kb_app, int& exit_code) {
+  static SplitFlags f;
+  CLI::App* split = kb_app->add_subcommand(
+      "split", "Split labelled questions per label into a training and a held-out file (seeded)");
+  split->add_option("file", f.input, "Labelled questions (CSV)")->required();
+  split->add_option("--holdout", f.options.holdout, "Share held out")->capture_default_str();
+  split->add_option("--seed", f.options.seed, "Random seed")->capture_default_str();
+  split->add_option("--label-col", f.options.label_column,
+                    "The label column (default: label, category or intent)");
+  split->add_option("--out-train", f.train_out, "Training rows (CSV)")->required();
+  split->add_option("--out-test", f.test_out, "Held-out rows (CSV)")->required();
+  split->callback([&exit_code] { exit_code = run_split(f); });
+}
+
 }  // namespace supportd::app
+
+void add_kb_command(CLI::App& app, int& exit_code) {
+  CLI::App* kb_app = app.add_subcommand("kb", "Import, search and evaluate the knowledge base");
+  kb_app->require_subcommand(1);
+  add_import_command(kb_app, exit_code);
+  add_search_command(kb_app, exit_code);
+  add_eval_command(kb_app, exit_code);
+  add_split_command(kb_app, exit_code);
+}
 
 }  // namespace supportd::app

@@ -8,14 +8,6 @@
 #include "model/synth.h"
 
 namespace supportd::app {
-namespace {
-
-int fail(const Error& error) {
-  fmt::print(stderr, "error: {}\n", error.message);
-  return error.code == ErrorCode::kInvalidArgument ? 2 : 1;
-}
-
-}  // namespace
 
 void add_model_command(CLI::App& app, int& exit_code) {
   CLI::App* model = app.add_subcommand("model", "Synthesize, quantize and inspect GGUF models");
@@ -42,7 +34,7 @@ void add_model_command(CLI::App& app, int& exit_code) {
     synth.shape_output = !unshaped;
     auto report = model::synthesize(synth);
     if (!report) {
-      exit_code = fail(report.error());
+      exit_code = report_failure(report.error());
       return;
     }
     fmt::print(
@@ -60,7 +52,7 @@ void add_model_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   q->callback([&exit_code] {
     if (Status status = model::quantize(in, out, type); !status) {
-      exit_code = fail(status.error());
+      exit_code = report_failure(status.error());
       return;
     }
     fmt::print("wrote {} ({})\n", out, type);
@@ -74,7 +66,7 @@ void add_model_command(CLI::App& app, int& exit_code) {
   i->callback([&exit_code] {
     auto info = model::read_model_info(file);
     if (!info) {
-      exit_code = fail(info.error());
+      exit_code = report_failure(info.error());
       return;
     }
     fmt::print("{}\n", json ? model::model_info_json(*info) : model::format_model_info(*info));

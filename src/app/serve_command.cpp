@@ -46,9 +46,7 @@ bool stop_requested(const sigset_t& signals) {
 
 Result<std::unique_ptr<engine::Engine>> make_engine(ServeConfig& config) {
   if (!config.upstream.url.empty()) {
-    engine::upstream::UpstreamOptions o{config.upstream.url, config.upstream.model,
-                                        config.upstream.api_key, config.upstream.timeout_s};
-    auto upstream = engine::upstream::UpstreamEngine::create(o);
+    auto upstream = engine::upstream::UpstreamEngine::create(config.upstream);
     if (!upstream) return upstream.error();
     return std::unique_ptr<engine::Engine>(std::move(upstream).value());
   }
@@ -66,12 +64,12 @@ Result<std::unique_ptr<engine::Engine>> make_engine(ServeConfig& config) {
   return std::unique_ptr<engine::Engine>(std::move(llama).value());
 }
 
-int run_serve(ServeConfig& config, ServeFlags& flags) {
-  if (Status status = flags.finish(); !status) {
+int run_serve(ServeConfig& config, ServeOptions& options) {
+  if (Status status = options.finish(); !status) {
     fmt::print(stderr, "error: {}\n", status.error().message);
     return 2;
   }
-  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  spdlog::set_level(config.log_level);
 
   // Signals are taken by this thread alone (sigwait below); every thread started from here
   // on inherits the mask.
@@ -129,9 +127,9 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   spdlog::info("received {}; stopping (grace {} s)", strsignal(signal_number),
-               config.shutdown_grace_s);
+               config.shutdown_grace.count());
   server.stop_accepting();
-  if (!server.wait_idle(std::chrono::seconds(config.shutdown_grace_s))) {
+  if (!server.wait_idle(config.shutdown_grace)) {
     spdlog::warn("cancelling {} requests still in flight", server.requests_in_flight());
   }
   (*engine)->shutdown();  // anything left ends as cancelled, and its client is told so
@@ -147,8 +145,8 @@ int run_serve(ServeConfig& config, ServeFlags& flags) {
 void add_serve_command(CLI::App& app, int& exit_code) {
   CLI::App* command = app.add_subcommand("serve", "Serve the OpenAI-compatible API");
   static ServeConfig config;
-  static ServeFlags flags(*command, config);
-  command->callback([&exit_code] { exit_code = run_serve(config, flags); });
+  static ServeOptions options(*command, config);
+  command->callback([&exit_code] { exit_code = run_serve(config, options); });
 }
 
 }  // namespace supportd::app

@@ -1,3 +1,5 @@
+// ProgressBar: redraws one line on stderr as work advances (only when stderr is a terminal)
+// and finishes it with a newline.
 #include "core/progress.h"
 
 #include <unistd.h>

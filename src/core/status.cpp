@@ -1,3 +1,4 @@
+// The names of the error codes (core/status.h), as logs and error bodies show them.
 #include "core/status.h"
 
 namespace supportd {

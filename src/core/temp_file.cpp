@@ -1,3 +1,5 @@
+// TempFile and write_file_atomically(): a mkstemp file beside the destination, renamed onto
+// it when complete, removed otherwise.
 #include "core/temp_file.h"
 
 #include <unistd.h>

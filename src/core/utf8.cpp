@@ -1,3 +1,6 @@
+// UTF-8 checking and repair by the Unicode standard's well-formed byte sequences (table 3-7):
+// ill-formed bytes become U+FFFD, and Utf8Stream holds back a character split across pieces
+// until its rest arrives.
 #include "core/utf8.h"
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// WorkerPool: threads that take tasks from one bounded queue under a mutex, in order of
+// arrival, and drain it before stopping.
 #include "core/worker_pool.h"
 
 #include <spdlog/spdlog.h>

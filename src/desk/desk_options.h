@@ -22,7 +22,7 @@ struct DeskOptions {
   int max_answer_tokens = 256;
   // Sampling temperature of a generated answer: low keeps it close to the articles.
   // REQUIRES: 0 <= value <= 2.
-  float answer_temperature = 0.3f;
+  double answer_temperature = 0.3;
   // Knowledge-base entries retrieved per question (the prompt gives the model at most
   // prompt.articles of them). REQUIRES: 1 <= value <= 50.
   int retrieved_entries = 5;

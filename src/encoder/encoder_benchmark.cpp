@@ -1,3 +1,5 @@
+// `supportd encoder bench`: times single-text encodes (wall and thread CPU time) and batches
+// over threads on real or built-in texts, with the process's memory, and formats the report.
 #include "encoder/encoder_benchmark.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,5 @@
+// ModelWeights::bind(): the transformer's tensors found in the weight file by name and
+// checked against the shapes the model needs; the first missing or misshapen one is the error.
 #include <string>
 
 #include "encoder/transformer.h"

@@ -1,3 +1,5 @@
+// SentenceEncoder: loading the weight file, tokenizer and transformer (Eigen or ggml), and
+// text to a 512-d unit vector, one text or a batch over threads.
 #include "encoder/sentence_encoder.h"
 
 #include <pwd.h>

@@ -1,3 +1,5 @@
+// The encoder's SentencePiece tokenizer: a trie over the pieces' code points and a Viterbi
+// pass over the text's symbols, with the JavaScript original's tie-breaking (tokenizer.h).
 #include "encoder/tokenizer.h"
 
 #include <unicode/normalizer2.h>

@@ -1,3 +1,5 @@
+// WeightFile: mapping the file read-only, checking its header, checksum and table of tensors
+// before anything points into it, and views of its pieces and tensors by name.
 #include "encoder/weight_file.h"
 
 #include <fcntl.h>

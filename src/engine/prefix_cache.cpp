@@ -1,3 +1,5 @@
+// The prefix-cache trie: lookup, insertion and LRU eviction by cells and sequence ids
+// (see prefix_cache.h).
 #include "engine/prefix_cache.h"
 
 #include <algorithm>

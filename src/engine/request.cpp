@@ -1,3 +1,4 @@
+// Names of the request and response types' enums, for logs and the API (see request.h).
 #include "engine/request.h"
 
 namespace supportd::engine {

@@ -1,3 +1,4 @@
+// The step-time model's running least-squares fit and step mean (see step_time.h).
 #include "engine/step_time.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Stop-string matching over streamed text, holding back what may be a stop string's
+// beginning (see stop_matcher.h).
 #include "engine/stop_matcher.h"
 
 #include <algorithm>

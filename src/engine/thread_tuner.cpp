@@ -1,3 +1,5 @@
+// Choosing each step's thread count from measured step times per batch-size bucket
+// (see thread_tuner.h).
 #include "engine/thread_tuner.h"
 
 #include <algorithm>

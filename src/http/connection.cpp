@@ -1,3 +1,6 @@
+// One connection's coroutines: read a request with its limits and timeouts, dispatch it,
+// write the answer whole or drain a ReplyStream chunk by chunk, watch for the peer leaving,
+// and hand an upgrade to the WebSocket session.
 #include "http/connection.h"
 
 #include <spdlog/spdlog.h>
@@ -119,13 +122,19 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   }
   idle_ = false;
 
-  // The rest of the request must arrive within the read timeout.
+  // The rest of the request must arrive within the read timeout. The deadline is a timer of its
+  // own, not the stream's (whose expiry closes the socket), so that a late client is told 408.
+  net::steady_timer deadline(stream_.get_executor(), options.read_timeout);
+  stream_.expires_never();
   bhttp::request_parser<bhttp::string_body> parser;
   parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
   parser.body_limit(options.body_limit);
-  stream_.expires_after(options.read_timeout);
-  auto [ec, header_bytes] =
-      co_await bhttp::async_read_header(stream_, buffer_, parser, as_tuple(use_awaitable));
+  std::optional<Refusal> refusal;
+  auto ec = co_await read_head(deadline, refusal);
+  if (!ec && !refusal) {
+    auto read = bhttp::async_read_header(stream_, buffer_, parser, as_tuple(use_awaitable));
+    std::tie(ec, std::ignore) = co_await before(deadline, std::move(read));
+  }
   // The headers as far as they were read, for the errors answered below (their CORS headers).
   // A local, not a temporary in the co_await: GCC 12 destroys such temporaries twice.
   Request seen;
@@ -134,35 +143,19 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
       seen.headers.emplace_back(lower_case(field.name_string()), std::string(field.value()));
     return seen;
   };
-  if (!ec && parser.get().count(bhttp::field::transfer_encoding) > 0) {
-    // Only "chunked" alone: with another coding the body's end is unknowable (RFC 9112 6.3:
-    // 400 and close, or the rest of the body would be read as the next request) or the body
-    // could not be decoded (501).
-    const std::string codings = lower_case(parser.get()[bhttp::field::transfer_encoding]);
-    if (!parser.chunked()) {
-      co_await write_error(400,
-                           "Transfer-Encoding \"" + codings +
-                               "\" does not end in chunked: the body's length is unknown",
-                           "bad_request", headers_read());
-      co_return false;
-    }
-    if (codings.find(',') != std::string::npos ||
-        parser.get().count(bhttp::field::transfer_encoding) > 1) {
-      co_await write_error(
-          501,
-          "Transfer-Encoding \"" + codings + "\" is not supported: send the body plain or chunked",
-          "unsupported_transfer_encoding", headers_read());
-      co_return false;
-    }
+  if (!ec && !refusal) refusal = check_framing(parser.get(), parser.chunked());
+  if (refusal) {
+    co_await write_error(refusal->status, refusal->message, refusal->code, headers_read());
+    co_return false;
   }
   if (!ec && parser.get()[bhttp::field::expect] == "100-continue") {
     static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-    std::tie(ec, std::ignore) =
-        co_await net::async_write(stream_, net::buffer(kContinue), as_tuple(use_awaitable));
+    auto write = net::async_write(stream_, net::buffer(kContinue), as_tuple(use_awaitable));
+    std::tie(ec, std::ignore) = co_await before(deadline, std::move(write));
   }
   if (!ec && !parser.is_done()) {
-    std::tie(ec, std::ignore) =
-        co_await bhttp::async_read(stream_, buffer_, parser, as_tuple(use_awaitable));
+    auto read = bhttp::async_read(stream_, buffer_, parser, as_tuple(use_awaitable));
+    std::tie(ec, std::ignore) = co_await before(deadline, std::move(read));
   }
   if (ec) {
     if (ec == bhttp::error::body_limit) {
@@ -175,9 +168,14 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
                            "request headers are larger than the limit of " +
                                std::to_string(options.header_limit) + " bytes",
                            "headers_too_large", seen);  // never read whole: none
-    } else if (ec != beast::error::timeout && ec != net::error::eof &&
-               ec != bhttp::error::end_of_stream && ec != net::error::connection_reset &&
-               ec != net::error::operation_aborted && ec != bhttp::error::partial_message) {
+    } else if (ec == beast::error::timeout) {
+      co_await write_error(408,
+                           "the request did not arrive whole within the read timeout of " +
+                               std::to_string(options.read_timeout.count()) + " ms",
+                           "request_timeout", headers_read());
+    } else if (ec != net::error::eof && ec != bhttp::error::end_of_stream &&
+               ec != net::error::connection_reset && ec != net::error::operation_aborted &&
+               ec != bhttp::error::partial_message) {
       co_await write_error(400, "malformed HTTP request: " + ec.message(), "bad_request",
                            headers_read());
     }
@@ -206,6 +204,35 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   co_return true;
 }
 
+net::awaitable<boost::system::error_code> Connection::read_head(net::steady_timer& deadline,
+                                                                std::optional<Refusal>& refusal) {
+  std::size_t looked_at = 0;
+  for (;;) {
+    const std::string_view received(static_cast<const char*>(buffer_.data().data()),
+                                    buffer_.size());
+    if (head_arrived(received, looked_at)) {
+      refusal = check_folding(received);
+      co_return boost::system::error_code{};
+    }
+    if (received.size() > server_.options.header_limit) co_return boost::system::error_code{};
+    looked_at = received.size();
+    auto read = stream_.async_read_some(buffer_.prepare(8192), as_tuple(use_awaitable));
+    auto [ec, n] = co_await before(deadline, std::move(read));
+    if (ec) co_return ec;
+    buffer_.commit(n);
+  }
+}
+
+net::awaitable<std::tuple<boost::system::error_code, std::size_t>> Connection::before(
+    net::steady_timer& deadline,
+    net::awaitable<std::tuple<boost::system::error_code, std::size_t>> operation) {
+  using namespace net::experimental::awaitable_operators;
+  auto result = co_await (std::move(operation) || deadline.async_wait(as_tuple(use_awaitable)));
+  if (result.index() == 1)
+    co_return std::tuple{make_error_code(beast::error::timeout), std::size_t{0}};
+  co_return std::get<0>(result);
+}
+
 net::awaitable<bool> Connection::write_response(Response& response, bool keep_alive,
                                                 bool head_only) {
   bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), 11};
@@ -231,7 +258,29 @@ net::awaitable<bool> Connection::write_error(int status, std::string_view messag
   Response response = error_response(status, message, "invalid_request_error", code);
   if (status == 503) response = error_response(status, message, "server_error", code);
   if (server_.options.label_errors) server_.options.label_errors(seen, response);
-  co_return co_await write_response(response, false);
+  if (!co_await write_response(response, false)) co_return false;
+  // The client may still be sending what this refuses (the rest of a body over the limit, say).
+  // Closing with its bytes unread would reset the connection, and the client's kernel would
+  // then drop this answer before the client read it.
+  co_await linger();
+  co_return true;
+}
+
+net::awaitable<void> Connection::linger() {
+  const auto& options = server_.options;
+  boost::system::error_code ec;
+  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);  // the client sees the answer end
+  if (ec) co_return;
+  stream_.expires_after(options.linger_timeout);  // the whole linger: on expiry, Beast closes
+  std::size_t dropped = buffer_.size();
+  buffer_.clear();
+  while (dropped < options.linger_limit) {
+    auto [read_ec, n] =
+        co_await stream_.async_read_some(buffer_.prepare(16 * 1024), as_tuple(use_awaitable));
+    if (read_ec) break;  // the client closed, or the time is up
+    dropped += n;        // never committed: dropped
+  }
+  spdlog::debug("http: lingering close of {} dropped {} bytes", remote_, dropped);
 }
 
 template <typename Buffers>
@@ -245,9 +294,18 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
                                                 const Headers& headers) {
   using namespace net::experimental::awaitable_operators;
   std::weak_ptr<Connection> weak = shared_from_this();
-  reply->set_waker([weak, executor = stream_.get_executor()] {
-    net::post(executor, [weak] {
-      if (auto self = weak.lock()) self->wake_.cancel();
+  std::weak_ptr<ReplyStream> weak_reply = reply;
+  reply->set_buffer_limit(server_.options.stream_buffer_limit);
+  reply->set_waker([weak, weak_reply, executor = stream_.get_executor()] {
+    net::post(executor, [weak, weak_reply] {
+      auto self = weak.lock();
+      if (!self) return;
+      self->wake_.cancel();
+      // A client too slow for the stream: cut it now, even in the middle of a write.
+      if (auto reply = weak_reply.lock(); reply && reply->overflowed()) {
+        boost::system::error_code ec;
+        self->stream_.socket().close(ec);
+      }
     });
   });
   stream_.expires_never();
@@ -255,8 +313,14 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
   auto result = co_await (drain(reply, keep_alive, headers) || watch_peer());
   reply->set_waker(nullptr);
   const bool written = result.index() == 0 && std::get<0>(result);
+  if (reply->overflowed()) {
+    spdlog::info(
+        "http: stream to {} cut: the client reads too slowly (more than {} bytes waited unsent)",
+        remote_, server_.options.stream_buffer_limit);
+  }
   // The client went away, seen by the watch or by a write that failed first (a hang-up with
-  // unread data resets the connection, and either may notice): stop the work behind the answer.
+  // unread data resets the connection, and either may notice), or could not keep up: stop the
+  // work behind the answer.
   if (!written) reply->cancel();
   co_return written;
 }
@@ -265,6 +329,7 @@ net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool 
                                        const Headers& headers) {
   bool streaming = false;
   for (;;) {
+    if (reply->overflowed()) co_return false;
     if (!reply->has_data()) {
       wake_.expires_at(net::steady_timer::time_point::max());
       co_await wake_.async_wait(as_tuple(use_awaitable));

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <tuple>
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -11,6 +13,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include "http/reply_stream.h"
+#include "http/request_framing.h"
 #include "http/server.h"
 
 namespace supportd::http {
@@ -34,12 +37,24 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   // Reads one request into `request`; false when the connection should end.
   net::awaitable<bool> read_request(Request& request, bool& keep_alive);
+  // Reads until buffer_ holds the request's whole head (or more than the header limit, or a
+  // bare LF: Beast says what is wrong); `refusal` is set when the head has folded lines.
+  net::awaitable<boost::system::error_code> read_head(net::steady_timer& deadline,
+                                                      std::optional<Refusal>& refusal);
+  // Runs `operation` (a read or write of the request) until `deadline`; a late one is cancelled
+  // and yields beast::error::timeout with the socket still open, so that a 408 can be written.
+  net::awaitable<std::tuple<boost::system::error_code, std::size_t>> before(
+      net::steady_timer& deadline,
+      net::awaitable<std::tuple<boost::system::error_code, std::size_t>> operation);
   // `head_only`: the answer to HEAD, its Content-Length that of the body it leaves out.
   net::awaitable<bool> write_response(Response& response, bool keep_alive, bool head_only = false);
-  // Answers a JSON error and ends the connection; `seen` holds the request's headers as far as
-  // they were read (ServerOptions::label_errors sees them).
+  // Answers a JSON error and ends the connection with a lingering close; `seen` holds the
+  // request's headers as far as they were read (ServerOptions::label_errors sees them).
   net::awaitable<bool> write_error(int status, std::string_view message, std::string_view code,
                                    const Request& seen);
+  // Stops sending, then reads and drops what the client still sends, until it closes or the
+  // linger bounds (ServerOptions::linger_timeout, linger_limit) are reached.
+  net::awaitable<void> linger();
   // Streams a deferred answer; false when the connection should end.
   // `headers`: set on the deferred Response itself (CORS, say), sent with whatever head follows.
   net::awaitable<bool> write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive,

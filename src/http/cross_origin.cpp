@@ -1,3 +1,5 @@
+// CrossOrigin: parsing --cors-origins, matching an Origin (wildcards, default ports), the CORS
+// headers and preflight answers for open routes, and refusing cross-site calls to the others.
 #include "http/cross_origin.h"
 
 #include <algorithm>

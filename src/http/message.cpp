@@ -1,3 +1,5 @@
+// Request and Response helpers: header and parameter lookups (query parameters
+// percent-decoded), and the JSON, text, deferred and upgrade responses.
 #include "http/message.h"
 
 #include <cctype>

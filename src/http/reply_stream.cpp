@@ -1,3 +1,5 @@
+// ReplyStream: the producer's data queued under a mutex, the connection woken once per batch,
+// and cancellation passed back to the producer's callback.
 #include "http/reply_stream.h"
 
 namespace supportd::http {
@@ -33,8 +35,13 @@ void ReplyStream::write(std::string data) {
   std::function<void()> wake;
   {
     std::lock_guard lock(mutex_);
-    if (cancelled_ || data.empty()) return;
-    pending_.data += data;
+    if (cancelled_ || overflowed_ || data.empty()) return;
+    if (buffer_limit_ > 0 && pending_.data.size() + data.size() > buffer_limit_) {
+      overflowed_ = true;
+      std::string().swap(pending_.data);  // the stream is lost: free what it held
+    } else {
+      pending_.data += data;
+    }
     any_ = true;
     wake = waker_;
   }
@@ -45,7 +52,7 @@ void ReplyStream::close() {
   std::function<void()> wake;
   {
     std::lock_guard lock(mutex_);
-    if (cancelled_) return;
+    if (cancelled_ || overflowed_) return;
     pending_.closed = true;
     any_ = true;
     wake = waker_;
@@ -91,6 +98,16 @@ void ReplyStream::cancel() {
 bool ReplyStream::cancelled() const {
   std::lock_guard lock(mutex_);
   return cancelled_;
+}
+
+void ReplyStream::set_buffer_limit(std::size_t bytes) {
+  std::lock_guard lock(mutex_);
+  buffer_limit_ = bytes;
+}
+
+bool ReplyStream::overflowed() const {
+  std::lock_guard lock(mutex_);
+  return overflowed_;
 }
 
 }  // namespace supportd::http

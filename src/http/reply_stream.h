@@ -2,7 +2,8 @@
 // one whole response later, or a streamed body (server-sent events) chunk by chunk.
 // Thread-safety: producer methods may be called from any thread; consumer methods from the
 // connection only. The producer must end with respond() or close(); after cancel() the
-// producer should stop soon (its writes are dropped).
+// producer should stop soon (its writes are dropped). The producer never waits: what the client
+// has not taken yet waits here, up to a bound (set_buffer_limit) past which the stream overflows.
 #pragma once
 
 #include <functional>
@@ -22,6 +23,8 @@ class ReplyStream {
   // Starts a streamed body with this status and content type.
   void open(int status, std::string content_type, Headers headers = {});
   // Appends to the streamed body.  REQUIRES: open() was called.
+  // When the body waiting to be taken would grow past the buffer limit, the stream overflows
+  // instead: this and every later write are dropped, and the consumer is woken to cut it.
   void write(std::string data);
   // Ends the streamed body.
   void close();
@@ -46,12 +49,18 @@ class ReplyStream {
   // The client went away: drop future writes and run the cancel callback.
   void cancel();
   bool cancelled() const;
+  // Streamed body bytes that may wait to be taken; 0 (the default): no bound.
+  void set_buffer_limit(std::size_t bytes);
+  // True once a write found the buffer full (the client reads too slowly): the stream is lost.
+  bool overflowed() const;
 
  private:
   mutable std::mutex mutex_;
   Batch pending_;                    // guarded by mutex_
   bool any_ = false;                 // guarded by mutex_: pending_ has something
   bool cancelled_ = false;           // guarded by mutex_
+  std::size_t buffer_limit_ = 0;     // guarded by mutex_
+  bool overflowed_ = false;          // guarded by mutex_
   std::function<void()> waker_;      // guarded by mutex_
   std::function<void()> on_cancel_;  // guarded by mutex_
 };

@@ -1,3 +1,5 @@
+// Router: routes kept in the order added, matched segment by segment with {name} captures;
+// 404 for an unknown path, 405 with Allow for a known path and another method.
 #include "http/router.h"
 
 namespace supportd::http {

@@ -1,3 +1,5 @@
+// Server: the acceptor and I/O threads, the set of open connections, and graceful stopping
+// (stop accepting, wait for requests in flight, then close what is left).
 #include "http/server.h"
 
 #include <spdlog/spdlog.h>

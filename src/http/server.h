@@ -26,6 +26,16 @@ struct ServerOptions {
   std::chrono::milliseconds write_timeout{30000};  // the client must accept each write in time
   std::size_t max_connections = 10000;
   std::size_t websocket_message_limit = 64 * 1024;  // larger messages close the socket (1009)
+  // A streamed answer (server-sent events) or a WebSocket's outgoing messages may run this many
+  // bytes ahead of the client; past that the client reads too slowly: the connection is cut
+  // (and the request behind a stream cancelled). Producers never wait for a client.
+  std::size_t stream_buffer_limit = 1 << 20;
+  // Lingering close: after an error that ends the connection before the request was read whole
+  // (413, 431, 408, 400, 503), the server stops sending and reads and drops what the client
+  // still sends, so that the client reads the answer instead of a reset; until the client
+  // closes, or for at most this long and this many bytes.
+  std::chrono::milliseconds linger_timeout{5000};
+  std::size_t linger_limit = 16 << 20;
   // Called on the errors the server answers before any handler (413, 400 for a malformed
   // request...) with the request's headers as far as they were read; e.g. to add CORS headers.
   std::function<void(const Request& request, Response& response)> label_errors;

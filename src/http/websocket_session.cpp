@@ -17,15 +17,24 @@ using net::use_awaitable;
 
 namespace {
 
+// `buffer_limit`: bytes the queue may hold for a client that reads too slowly; past it the
+// socket is cut (a close frame could not reach such a client).
 class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Peer> {
  public:
-  explicit Peer(net::any_io_executor executor) : executor_(executor), wake_(executor) {}
+  Peer(net::any_io_executor executor, std::size_t buffer_limit, tcp::socket& socket)
+      : executor_(executor), wake_(executor), buffer_limit_(buffer_limit), socket_(&socket) {}
 
   void send(std::string text) override {
     {
       std::lock_guard lock(mutex_);
       if (closing_) return;
-      outgoing_.push_back(std::move(text));
+      if (buffer_limit_ > 0 && queued_ + text.size() > buffer_limit_) {
+        closing_ = overflowed_ = true;
+        outgoing_.clear();
+      } else {
+        queued_ += text.size();
+        outgoing_.push_back(std::move(text));
+      }
     }
     poke();
   }
@@ -56,9 +65,18 @@ class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Pee
     std::lock_guard lock(mutex_);
     std::deque<std::string> out;
     out.swap(outgoing_);
+    queued_ = 0;
     if (closing_) reason = reason_;
     return out;
   }
+
+  bool overflowed() const {
+    std::lock_guard lock(mutex_);
+    return overflowed_;
+  }
+
+  // Strand only: the socket is gone; an overflow no longer has anything to cut.
+  void forget_socket() { socket_ = nullptr; }
 
   bool idle() const {
     std::lock_guard lock(mutex_);
@@ -74,15 +92,31 @@ class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Pee
  private:
   void poke() {
     net::post(executor_, [self = weak_from_this()] {
-      if (auto peer = self.lock()) peer->wake_.cancel();
+      auto peer = self.lock();
+      if (!peer) return;
+      peer->wake_.cancel();
+      // Too slow a client: cut it now, even in the middle of a write.
+      if (peer->socket_ && peer->overflowed()) {
+        spdlog::info(
+            "http: WebSocket cut: the client reads too slowly (more than {} bytes "
+            "waited unsent)",
+            peer->buffer_limit_);
+        boost::system::error_code ec;
+        peer->socket_->close(ec);
+        peer->socket_ = nullptr;
+      }
     });
   }
 
   net::any_io_executor executor_;
   net::steady_timer wake_;  // strand only
+  const std::size_t buffer_limit_;
+  tcp::socket* socket_;  // strand only; null once the socket is gone
   mutable std::mutex mutex_;
   std::deque<std::string> outgoing_;  // guarded by mutex_
+  std::size_t queued_ = 0;            // guarded by mutex_: bytes in outgoing_
   bool closing_ = false;              // guarded by mutex_
+  bool overflowed_ = false;           // guarded by mutex_
   std::string reason_;                // guarded by mutex_
 };
 
@@ -145,9 +179,11 @@ net::awaitable<void> Connection::run_websocket(std::shared_ptr<WebSocketHandler>
   auto [ec] = co_await ws.async_accept(last_message_, as_tuple(use_awaitable));
   if (ec) co_return;
 
-  auto peer = std::make_shared<Peer>(ws.get_executor());
+  auto peer = std::make_shared<Peer>(ws.get_executor(), server_.options.stream_buffer_limit,
+                                     beast::get_lowest_layer(ws).socket());
   handler->on_open(peer);
   co_await (read_messages(ws, *handler) || write_messages(ws, *peer));
+  peer->forget_socket();
   peer->mark_closed();
   handler->on_close();
 }

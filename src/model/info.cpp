@@ -1,3 +1,5 @@
+// `supportd model info`: a GGUF's metadata read with gguf's reader (no tensors loaded), as
+// text or JSON.
 #include "model/info.h"
 
 #include <algorithm>

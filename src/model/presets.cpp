@@ -1,3 +1,4 @@
+// The table of architecture presets and lookups by name.
 #include "model/presets.h"
 
 namespace supportd::model {

@@ -1,3 +1,5 @@
+// `supportd model quantize`: the type names supportd accepts mapped to llama.cpp's, then
+// llama_model_quantize writing through a temporary file.
 #include "model/quantize.h"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// `supportd model synth`: the preset's tensors filled with seeded random numbers into an f16
+// GGUF with the embedded tokenizer, the output rows of unsampleable tokens zeroed, then
+// quantized to the asked type; synthesize_cached() keeps one per preset and type.
 #include "model/synth.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// The embedded tokenizer GGUFs (vocabularies.S) looked up by name.
 #include "model/vocabularies.h"
 
 // Symbols defined by vocabularies.S (generated from vocabularies.S.in by CMake).

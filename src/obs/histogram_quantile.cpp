@@ -1,3 +1,5 @@
+// histogram_quantile(): the rank's bucket found in the cumulative counts, and the value
+// interpolated linearly inside it.
 #include "obs/histogram_quantile.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Counters, gauges and histograms as atomics, families keyed by label values, and the
+// registry's Prometheus text exposition (escaping, number formatting, collectors run first).
 #include "obs/metrics.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Reading this process's resident memory, CPU time, threads and open descriptors from
+// /proc/self.
 #include "obs/process.h"
 
 #include <unistd.h>

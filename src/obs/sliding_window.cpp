@@ -1,3 +1,5 @@
+// SlidingWindow: samples with their times in a bounded deque under a mutex; percentiles by
+// nearest rank over those younger than the window.
 #include "obs/sliding_window.h"
 
 #include <algorithm>

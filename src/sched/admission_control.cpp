@@ -1,3 +1,5 @@
+// Admission control's queue bounds and estimates (see admission_control.h). Every public
+// estimate takes the lock once and computes over that one state with the *_locked helpers.
 #include "sched/admission_control.h"
 
 #include <algorithm>
@@ -24,6 +26,19 @@ double poisson_at_least(double mean, int k) {
 }
 
 }  // namespace
+
+Status validate(const AdmissionOptions& options) {
+  for (int p = 0; p < kPriorityCount; ++p) {
+    if (options.queue_limit[p] < 0) {
+      return Error::invalid(fmt::format("admission.queue_limit[{}] must not be negative",
+                                        priority_name(static_cast<Priority>(p))),
+                            "admission.queue_limit");
+    }
+  }
+  if (options.aging.count() < 0)
+    return Error::invalid("admission.aging must not be negative", "admission.aging");
+  return {};
+}
 
 AdmissionControl::AdmissionControl(AdmissionOptions options) : options_(options) {
   for (auto& w : waiting_)
@@ -107,37 +122,95 @@ void AdmissionControl::record_finish(std::chrono::steady_clock::time_point when)
   completions_.record(when);
 }
 
-void AdmissionControl::set_predicted_rate(double per_second) {
+void AdmissionControl::publish(const EngineOutlook& outlook) {
   std::lock_guard lock(mutex_);
-  predicted_rate_ = std::max(per_second, 0.0);
+  outlook_ = outlook;  // the vector's storage is reused
+  outlook_.step_seconds = std::max(outlook_.step_seconds, 0.0);
+  outlook_.predicted_rate = std::max(outlook_.predicted_rate, 0.0);
+  outlook_.service_seconds = std::max(outlook_.service_seconds, 0.0);
+  std::sort(outlook_.releases.begin(), outlook_.releases.end());
 }
 
-void AdmissionControl::set_slot_releases(
-    std::vector<std::chrono::steady_clock::time_point> releases, double service_seconds) {
-  std::sort(releases.begin(), releases.end());
+double AdmissionControl::completion_rate() const {
   std::lock_guard lock(mutex_);
-  releases_ = std::move(releases);
-  service_seconds_ = std::max(service_seconds, 0.0);
+  return completion_rate_locked();
 }
 
-std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot(
-    Priority priority, int ahead, std::chrono::steady_clock::time_point now,
-    std::chrono::duration<double> waited) const {
-  const auto parts = stretches(priority, waited.count(), kSettledGaps);
+double AdmissionControl::completion_spread() const {
+  std::lock_guard lock(mutex_);
+  return completion_spread_locked();
+}
+
+double AdmissionControl::arrival_rate(Priority priority) const {
+  std::lock_guard lock(mutex_);
+  // A class that stopped arriving takes nothing away from the others.
+  return arrivals_[static_cast<int>(priority)].per_second(std::chrono::steady_clock::now(), 0);
+}
+
+std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority, int ahead,
+                                                              Seconds waited) const {
+  std::lock_guard lock(mutex_);
+  return expected_wait_locked(priority, ahead, waited);
+}
+
+std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority) const {
+  std::lock_guard lock(mutex_);
+  return arrival_wait_locked(priority);
+}
+
+std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot(Priority priority,
+                                                                             int ahead,
+                                                                             TimePoint now,
+                                                                             Seconds waited) const {
+  std::lock_guard lock(mutex_);
+  return wait_for_slot_locked(priority, ahead, now, waited);
+}
+
+std::chrono::duration<double> AdmissionControl::wait_to_start(Priority priority, int ahead,
+                                                              TimePoint now, Seconds waited) const {
+  std::lock_guard lock(mutex_);
+  const auto by_slots = wait_for_slot_locked(priority, ahead, now, waited);
+  return by_slots ? *by_slots : expected_wait_locked(priority, ahead, waited);
+}
+
+std::chrono::seconds AdmissionControl::retry_after(Priority priority) const {
+  double wait = 0;
+  {
+    std::lock_guard lock(mutex_);
+    wait = arrival_wait_locked(priority).count();
+  }
+  const double bounded = std::clamp(std::isfinite(wait) ? wait : 60.0, 1.0, 60.0);
+  return std::chrono::seconds(static_cast<long>(std::ceil(bounded)));
+}
+
+double AdmissionControl::completion_rate_locked() const {
+  if (completions_.mean_gap <= 0) return outlook_.predicted_rate;  // nothing measured yet
+  // A long silence since the last completion means the rate is lower than the average says.
+  return completions_.per_second(std::chrono::steady_clock::now(), 1.0 / 16);
+}
+
+double AdmissionControl::completion_spread_locked() const {
+  // A prediction knows nothing of how completions bunch: assume a spread as large as the mean.
+  if (completions_.mean_gap <= 0) return outlook_.predicted_rate > 0 ? 1.0 : 0;
+  return std::sqrt(completions_.gap_variance) / completions_.mean_gap;
+}
+
+std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot_locked(
+    Priority priority, int ahead, TimePoint now, Seconds waited) const {
+  const auto& releases = outlook_.releases;
+  if (releases.empty()) return std::nullopt;
+  const auto parts = stretches_locked(priority, waited.count(), kSettledGaps);
   double overtaken_until = 0;  // the end of the last stretch in which anyone overtakes it
   double elapsed = 0;
   for (const Stretch& part : parts) {
     elapsed += part.seconds;
     if (part.overtaking > 0) overtaken_until = elapsed;
   }
-  const double step = step_time();
-  std::lock_guard lock(mutex_);
-  if (releases_.empty()) return std::nullopt;
-  const auto slots = static_cast<int>(releases_.size());
+  const auto slots = static_cast<int>(releases.size());
   const auto start = [&](int k) {  // seconds from now until the (k+1)-th slot frees
-    const auto release = releases_[static_cast<std::size_t>(k % slots)];
+    const auto release = releases[static_cast<std::size_t>(k % slots)];
     return std::max(std::chrono::duration<double>(release - now).count(), 0.0) +
-           (k / slots) * service_seconds_;
+           (k / slots) * outlook_.service_seconds;
   };
   // Slot by slot: a higher-class request that has arrived by then and not started yet takes
   // it while they still overtake; then those ahead; then this one. Higher-class requests still
@@ -158,49 +231,16 @@ std::optional<std::chrono::duration<double>> AdmissionControl::wait_for_slot(
       break;
     }
   }
-  return std::chrono::duration<double>(start(k) + step);
+  return std::chrono::duration<double>(start(k) + outlook_.step_seconds);
 }
 
-void AdmissionControl::set_step_time(double seconds) {
-  std::lock_guard lock(mutex_);
-  step_seconds_ = std::max(seconds, 0.0);
+double AdmissionControl::rest_of_step_locked(TimePoint now) const {
+  return std::max(std::chrono::duration<double>(outlook_.step_end - now).count(), 0.0);
 }
 
-void AdmissionControl::step_started(std::chrono::steady_clock::time_point when,
-                                    double expected_seconds) {
-  std::lock_guard lock(mutex_);
-  step_end_ = when + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(std::max(expected_seconds, 0.0)));
-}
-
-double AdmissionControl::rest_of_step(std::chrono::steady_clock::time_point now) const {
-  std::lock_guard lock(mutex_);
-  return std::max(std::chrono::duration<double>(step_end_ - now).count(), 0.0);
-}
-
-double AdmissionControl::completion_rate() const {
-  std::lock_guard lock(mutex_);
-  if (completions_.mean_gap <= 0) return predicted_rate_;  // nothing measured yet
-  // A long silence since the last completion means the rate is lower than the average says.
-  return completions_.per_second(std::chrono::steady_clock::now(), 1.0 / 16);
-}
-
-double AdmissionControl::completion_spread() const {
-  std::lock_guard lock(mutex_);
-  // A prediction knows nothing of how completions bunch: assume a spread as large as the mean.
-  if (completions_.mean_gap <= 0) return predicted_rate_ > 0 ? 1.0 : 0;
-  return std::sqrt(completions_.gap_variance) / completions_.mean_gap;
-}
-
-double AdmissionControl::arrival_rate(Priority priority) const {
-  std::lock_guard lock(mutex_);
-  // A class that stopped arriving takes nothing away from the others.
-  return arrivals_[static_cast<int>(priority)].per_second(std::chrono::steady_clock::now(), 0);
-}
-
-std::chrono::duration<double> AdmissionControl::expected_wait(
-    Priority priority, int ahead, std::chrono::duration<double> waited) const {
-  const double rate = completion_rate();
+AdmissionControl::Seconds AdmissionControl::expected_wait_locked(Priority priority, int ahead,
+                                                                 Seconds waited) const {
+  const double rate = completion_rate_locked();
   if (rate <= 0) return std::chrono::duration<double>(0);  // unknown yet: do not refuse on a guess
   // Stretch by stretch, completions go first to the classes overtaking it, the rest to those
   // ahead of it and then to it. Higher classes arriving faster than the engine completes leave
@@ -210,7 +250,7 @@ std::chrono::duration<double> AdmissionControl::expected_wait(
   double remaining = starts;
   double wait = 0;
   double left = rate;
-  for (const Stretch& part : stretches(priority, waited.count(), 0)) {
+  for (const Stretch& part : stretches_locked(priority, waited.count(), 0)) {
     const bool last = std::isinf(part.seconds);
     left = std::max(rate - part.overtaking, last ? rate / 16.0 : 0.0);
     if (last || left * part.seconds >= remaining) {
@@ -220,39 +260,39 @@ std::chrono::duration<double> AdmissionControl::expected_wait(
     remaining -= left * part.seconds;
     wait += part.seconds;
   }
-  return std::chrono::duration<double>(step_time() + wait +
-                                       2 * completion_spread() * std::sqrt(starts) / left);
+  return Seconds(outlook_.step_seconds + wait +
+                 2 * completion_spread_locked() * std::sqrt(starts) / left);
 }
 
-std::chrono::duration<double> AdmissionControl::expected_wait(Priority priority) const {
+AdmissionControl::Seconds AdmissionControl::arrival_wait_locked(Priority priority) const {
   int waiting = 0;  // the request itself included
   for (int p = 0; p <= static_cast<int>(priority); ++p)
     waiting += waiting_[p].load();
-  const double step = step_time();
-  const double rest = rest_of_step(std::chrono::steady_clock::now());
+  const double step = outlook_.step_seconds;
+  const double rest = rest_of_step_locked(std::chrono::steady_clock::now());
   // Higher-class requests arriving before the next step starts take free slots first (at a
   // step boundary, arrivals until the one after). All of them count, not only the accepted
   // ones: while slots are free, they are accepted (under overload, accepted requests bunch
   // exactly when slots free up, so their average rate is far too low here).
-  const double overtakers = higher_rate(priority, offered_) * std::max(rest, step);
-  const int left = free_slots_.load() - (waiting - 1);
+  const double overtakers = higher_rate_locked(priority, offered_, 0) * std::max(rest, step);
+  const int left = outlook_.free_slots - (waiting - 1);
   if (left > 0 && poisson_at_least(overtakers, left) < 0.02) {
-    return std::chrono::duration<double>(rest + step);  // it starts at the next step
+    return Seconds(rest + step);  // it starts at the next step
   }
   const int ahead = static_cast<int>(std::lround(std::max(overtakers - left, 0.0)));
-  const auto by_rate = std::chrono::duration<double>(rest) + expected_wait(priority, ahead);
+  const auto by_rate = Seconds(rest) + expected_wait_locked(priority, ahead, Seconds(0));
   // The rate knows nothing of where the running sequences are: when all of them started
   // together a moment ago, no slot frees for a while whatever the average says. A request
   // accepted against the rate alone was then refused at the next step's re-check, late.
   if (left > 0) return by_rate;
-  const auto by_slots = wait_for_slot(priority, -left, std::chrono::steady_clock::now());
+  const auto by_slots =
+      wait_for_slot_locked(priority, -left, std::chrono::steady_clock::now(), Seconds(0));
   return by_slots ? std::max(by_rate, *by_slots) : by_rate;
 }
 
-double AdmissionControl::higher_rate(Priority priority,
-                                     const std::array<Rate, kPriorityCount>& rates,
-                                     int min_gaps) const {
-  std::lock_guard lock(mutex_);
+double AdmissionControl::higher_rate_locked(Priority priority,
+                                            const std::array<Rate, kPriorityCount>& rates,
+                                            int min_gaps) const {
   const auto now = std::chrono::steady_clock::now();
   double rate = 0;
   for (int p = 0; p < static_cast<int>(priority); ++p) {
@@ -262,17 +302,19 @@ double AdmissionControl::higher_rate(Priority priority,
   return rate;
 }
 
-std::vector<AdmissionControl::Stretch> AdmissionControl::stretches(Priority priority, double waited,
-                                                                   int min_gaps) const {
+std::vector<AdmissionControl::Stretch> AdmissionControl::stretches_locked(Priority priority,
+                                                                          double waited,
+                                                                          int min_gaps) const {
   const double aging = std::chrono::duration<double>(options_.aging).count();
-  if (aging <= 0) return {{kEndless, higher_rate(priority, arrivals_, min_gaps)}};
+  if (aging <= 0) return {{kEndless, higher_rate_locked(priority, arrivals_, min_gaps)}};
   // The class it competes in now, and how long until the next step up.
   const auto steps = static_cast<int>(std::floor(std::max(waited, 0.0) / aging));
   int rank = std::max(static_cast<int>(priority) - steps, 0);
   double until_next = aging - std::fmod(std::max(waited, 0.0), aging);
   std::vector<Stretch> parts;
   for (; rank > 0; --rank, until_next = aging) {
-    parts.push_back({until_next, higher_rate(static_cast<Priority>(rank), arrivals_, min_gaps)});
+    parts.push_back(
+        {until_next, higher_rate_locked(static_cast<Priority>(rank), arrivals_, min_gaps)});
   }
   parts.push_back({kEndless, 0});  // the highest class: nobody overtakes it
   return parts;
@@ -287,17 +329,6 @@ double AdmissionControl::overtakers(const std::vector<Stretch>& stretches, doubl
     seconds -= span;
   }
   return count;
-}
-
-double AdmissionControl::step_time() const {
-  std::lock_guard lock(mutex_);
-  return step_seconds_;
-}
-
-std::chrono::seconds AdmissionControl::retry_after(Priority priority) const {
-  const double wait = expected_wait(priority).count();
-  const double bounded = std::clamp(std::isfinite(wait) ? wait : 60.0, 1.0, 60.0);
-  return std::chrono::seconds(static_cast<long>(std::ceil(bounded)));
 }
 
 }  // namespace supportd::sched

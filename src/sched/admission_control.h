@@ -1,7 +1,15 @@
 // Early refusal, decided on the caller's thread before a request is queued: a bounded queue per
 // priority class (429 when full) and deadlines checked against the measured service rate (503
 // when a request could not start in time), each with a Retry-After computed from that rate.
-// Thread-safety: all methods may be called from any thread.
+// The engine feeds it two kinds of facts: events (a request finished, the engine woke up) and
+// its outlook (sched/outlook.h: free slots, step time, slot releases...), published whole.
+//
+//   engine thread ── record_finish, engine_busy ──> completions rate ─┐   under one mutex;
+//                ── publish(EngineOutlook) ───────> outlook ──────────┤─> each estimate reads
+//   callers ───────── enter (arrivals, offered) ───> arrival rates ───┘   them all in one lock
+//
+// Thread-safety: all methods may be called from any thread; every estimate reads one
+// consistent state (the rates and the last outlook published, under one lock).
 #pragma once
 
 #include <array>
@@ -12,17 +20,23 @@
 #include <vector>
 
 #include "core/status.h"
+#include "sched/outlook.h"
 #include "sched/priority.h"
 
 namespace supportd::sched {
 
+// Bounds (checked by validate): every queue limit and the aging >= 0.
 struct AdmissionOptions {
-  std::array<int, kPriorityCount> queue_limit{256, 512,
-                                              512};  // waiting requests per class; 0: no bound
+  // Waiting requests per class (high, normal, low); 0: no bound.
+  std::array<int, kPriorityCount> queue_limit{256, 512, 512};
   // The scheduler's aging: waiting this long moves a request up one class, so the classes
   // above it overtake it only until it reaches them. 0: classes never age.
   std::chrono::milliseconds aging{0};
 };
+
+// Ok when `options` is within the bounds above; else Error::invalid naming the first option
+// out of range (e.g. "admission.queue_limit[normal]").
+Status validate(const AdmissionOptions& options);
 
 struct Refusal {
   Error error;                       // kOverloaded (queue full) or kDeadline
@@ -31,10 +45,12 @@ struct Refusal {
 
 class AdmissionControl {
  public:
+  // The options are constant after construction.
   explicit AdmissionControl(AdmissionOptions options = {});
 
-  // Reserves a queue place for a request of `priority` that must start by `deadline` (if any);
-  // on success the caller must later call left_queue(priority) exactly once.
+  // Reserves a queue place for a request of `priority` that must start by `deadline` (if any).
+  // On success (nullopt) the caller must later call left_queue(priority) exactly once; on a
+  // refusal nothing was reserved.
   std::optional<Refusal> enter(Priority priority,
                                std::optional<std::chrono::steady_clock::time_point> deadline);
   void left_queue(Priority priority);
@@ -44,28 +60,16 @@ class AdmissionControl {
   // The engine started a request with nothing running: the gap to the next completion counts
   // from `when` (an idle engine completes nothing; its idle time says nothing of its rate).
   void engine_busy(std::chrono::steady_clock::time_point when = std::chrono::steady_clock::now());
-  // Sequence slots that will be free for the requests now waiting at the engine's next start
-  // (0 while requests already wait for one). Slots free up only between engine steps, so
-  // requests arriving during a step take them in class order and the rest wait for completions.
-  void set_free_slots(int slots) { free_slots_.store(slots); }
-  // The engine's recent step time, and when the step now running started and how long it is
-  // expected to take (by its tokens): a request arriving during a step waits for it to end
-  // before it can start, produces its first token a step later, and higher classes arriving
-  // until then may take a free slot first.
-  void set_step_time(double seconds);
-  void step_started(std::chrono::steady_clock::time_point when, double expected_seconds);
-  // Engine-side prediction, used until completions have been measured (a cold start into a
-  // surge): completions per second expected from the running sequences' remaining tokens and
-  // the step time; 0 when unknown.
-  void set_predicted_rate(double per_second);
-  // Engine-side facts: when each running sequence is expected to finish (its prompt chunks and
-  // answer tokens left, at the recent step time) and the mean service time of a sequence.
-  // Empty when nothing runs.
-  void set_slot_releases(std::vector<std::chrono::steady_clock::time_point> releases,
-                         double service_seconds);
+  // Engine-side outlook (sched/outlook.h), replacing the last one whole: readers see either it
+  // or the last, never a mix. Negative times and rates count as 0. A request arriving during a
+  // step waits for it to end (step_end) before it can start, produces its first token a step
+  // later, and higher classes arriving until then may take a free slot first. Copies into
+  // storage kept from the last outlook: no allocation once the releases have been this many.
+  void publish(const EngineOutlook& outlook);
 
-  // Requests per second the engine completes (recent average), and the spread of the gaps
-  // between completions (standard deviation / mean).
+  // Requests per second the engine completes (recent average; the outlook's predicted rate
+  // until completions are measured), and the spread of the gaps between completions (standard
+  // deviation / mean).
   double completion_rate() const;
   double completion_spread() const;
   // Requests per second of `priority` accepted into the queue (recent average).
@@ -97,35 +101,53 @@ class AdmissionControl {
   std::optional<std::chrono::duration<double>> wait_for_slot(
       Priority priority, int ahead, std::chrono::steady_clock::time_point now,
       std::chrono::duration<double> waited = std::chrono::duration<double>(0)) const;
-  // When trying again is likely to work for a refused request of `priority`.
+  // The wait of a request already queued, as the engine re-checks it: wait_for_slot when
+  // releases are known, else expected_wait(priority, ahead, waited), from one state.
+  std::chrono::duration<double> wait_to_start(Priority priority, int ahead,
+                                              std::chrono::steady_clock::time_point now,
+                                              std::chrono::duration<double> waited) const;
+  // When trying again is likely to work for a refused request of `priority`: its
+  // expected_wait, rounded up, between 1 and 60 seconds.
   std::chrono::seconds retry_after(Priority priority) const;
   int waiting(Priority priority) const { return waiting_[static_cast<int>(priority)].load(); }
 
  private:
+  using TimePoint = std::chrono::steady_clock::time_point;
+  using Seconds = std::chrono::duration<double>;
+
   // An exponentially averaged gap between events, and the rate it implies.
   struct Rate {
     double mean_gap = 0;      // seconds
     double gap_variance = 0;  // seconds squared
     int gaps = 0;             // gaps seen, up to the 16 averaged over
-    std::chrono::steady_clock::time_point last;
-    void record(std::chrono::steady_clock::time_point when);
+    TimePoint last;
+    void record(TimePoint when);
     // Events per second; a silence longer than the mean gap lowers it (down to `floor` times
     // the average rate).
-    double per_second(std::chrono::steady_clock::time_point now, double floor) const;
+    double per_second(TimePoint now, double floor) const;
   };
 
+  // The estimates, each over the state as it is: REQUIRES: mutex_ is held.
+  double completion_rate_locked() const;
+  double completion_spread_locked() const;
+  Seconds expected_wait_locked(Priority priority, int ahead, Seconds waited) const;
+  Seconds arrival_wait_locked(Priority priority) const;
+  std::optional<Seconds> wait_for_slot_locked(Priority priority, int ahead, TimePoint now,
+                                              Seconds waited) const;
+  double rest_of_step_locked(TimePoint now) const;  // seconds, >= 0
   // Events per second of the classes above `priority`, from `rates` (arrivals_ or offered_).
   // Classes with fewer than `min_gaps` gaps measured count as not arriving.
-  double higher_rate(Priority priority, const std::array<Rate, kPriorityCount>& rates,
-                     int min_gaps = 0) const;
+  // REQUIRES: mutex_ is held.
+  double higher_rate_locked(Priority priority, const std::array<Rate, kPriorityCount>& rates,
+                            int min_gaps) const;
   // A wait split where aging lifts a request of `priority` that has waited `waited` already
   // one class up: each stretch's length (the last one endless) and the rate at which higher
-  // classes, by the accepted arrivals, overtake it meanwhile.
+  // classes, by the accepted arrivals, overtake it meanwhile. REQUIRES: mutex_ is held.
   struct Stretch {
     double seconds;
     double overtaking;  // requests per second
   };
-  std::vector<Stretch> stretches(Priority priority, double waited, int min_gaps) const;
+  std::vector<Stretch> stretches_locked(Priority priority, double waited, int min_gaps) const;
   // Requests overtaking within the first `seconds` of the stretches.
   static double overtakers(const std::vector<Stretch>& stretches, double seconds);
   // Gaps a class's arrival rate needs before wait_for_slot counts its overtakers: from one or
@@ -134,21 +156,18 @@ class AdmissionControl {
   static constexpr int kSettledGaps = 4;
   // Slots wait_for_slot looks ahead at most: past them, the wait refuses any sensible deadline.
   static constexpr int kSlotHorizon = 1024;
-  double step_time() const;
-  double rest_of_step(std::chrono::steady_clock::time_point now) const;  // seconds, >= 0
 
+  // Constant after construction.
   const AdmissionOptions options_;
+  // Queue places per class, counted without the mutex (enter and left_queue).
   std::array<std::atomic<int>, kPriorityCount> waiting_{};
-  std::atomic<int> free_slots_{1 << 20};  // until the engine says
+
+  // State below is guarded by mutex_.
   mutable std::mutex mutex_;
-  Rate completions_;                                             // guarded by mutex_
-  double predicted_rate_ = 0;                                    // guarded by mutex_
-  std::vector<std::chrono::steady_clock::time_point> releases_;  // sorted; guarded by mutex_
-  double service_seconds_ = 0;                                   // guarded by mutex_
-  double step_seconds_ = 0;                                      // guarded by mutex_
-  std::chrono::steady_clock::time_point step_end_;               // expected; guarded by mutex_
-  std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class; guarded by mutex_
-  std::array<Rate, kPriorityCount> offered_;   // every request per class; guarded by mutex_
+  Rate completions_;
+  EngineOutlook outlook_;                      // the last published; releases sorted
+  std::array<Rate, kPriorityCount> arrivals_;  // accepted requests per class
+  std::array<Rate, kPriorityCount> offered_;   // every request per class
 };
 
 }  // namespace supportd::sched

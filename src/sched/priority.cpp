@@ -1,3 +1,4 @@
+// Priority classes' names, both ways (see priority.h).
 #include "sched/priority.h"
 
 namespace supportd::sched {

@@ -1,3 +1,4 @@
+// Token buckets per key, refilled on use (see rate_limiter.h).
 #include "sched/rate_limiter.h"
 
 #include <algorithm>

@@ -1,9 +1,34 @@
+// The scheduler: class order with aging, tenant fair share, dynamic batching (see scheduler.h).
 #include "sched/scheduler.h"
 
 #include <algorithm>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace supportd::sched {
+
+Status validate(const SchedulerOptions& options) {
+  const auto refuse = [](const char* name, const char* bound) {
+    return Error::invalid(fmt::format("scheduling.{} must {}", name, bound),
+                          fmt::format("scheduling.{}", name));
+  };
+  const auto negative = [](std::chrono::milliseconds d) { return d.count() < 0; };
+  if (negative(options.aging)) return refuse("aging", "not be negative");
+  if (options.batch_max < 1) return refuse("batch_max", "be at least 1");
+  if (negative(options.batch_window)) return refuse("batch_window", "not be negative");
+  if (options.early_release_count < 0) return refuse("early_release_count", "not be negative");
+  if (negative(options.early_release_after))
+    return refuse("early_release_after", "not be negative");
+  for (const auto& [tenant, weight] : options.tenant_weights) {
+    if (!(weight > 0)) {
+      return Error::invalid(
+          fmt::format("scheduling.tenant_weights: tenant '{}' must weigh more than 0", tenant),
+          "scheduling.tenant_weights");
+    }
+  }
+  return {};
+}
 
 Scheduler::Scheduler(SchedulerOptions options) : options_(std::move(options)) {}
 
@@ -40,13 +65,15 @@ bool Scheduler::erase(std::uint64_t id) {
   return true;
 }
 
-Priority Scheduler::effective_priority(const Ticket& ticket, Clock::time_point now) const {
-  int rank = static_cast<int>(ticket.priority);
-  if (options_.aging.count() > 0) {
-    const auto waited = now - ticket.arrived;
-    rank -= static_cast<int>(waited / options_.aging);
-  }
+Priority effective_priority(Priority priority, Clock::time_point arrived, Clock::time_point now,
+                            std::chrono::milliseconds aging) {
+  int rank = static_cast<int>(priority);
+  if (aging.count() > 0) rank -= static_cast<int>((now - arrived) / aging);
   return static_cast<Priority>(std::max(0, rank));
+}
+
+Priority Scheduler::effective_priority(const Ticket& ticket, Clock::time_point now) const {
+  return sched::effective_priority(ticket.priority, ticket.arrived, now, options_.aging);
 }
 
 const Ticket* Scheduler::next(Clock::time_point now, int running) {

@@ -1,4 +1,5 @@
-// Which waiting request starts next, and which running one gives way: pure policy, no model.
+// Which waiting request starts next: pure policy, no model (which running one gives way is
+// sched/preemption.h's; whose promise comes first, sched/promises.h's).
 //  - Priority classes: high before normal before low; a request waiting longer than
 //    `aging` per class step moves up one class, so low is delayed, never starved.
 //  - Tenant fairness within a class: start-time fair queueing on engine tokens; each tenant's
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "sched/priority.h"
 
 namespace supportd::sched {
@@ -34,20 +36,33 @@ struct Ticket {
 
 enum class BatchingMode { kContinuous, kDynamic };
 
+// Bounds (checked by validate): every duration and count >= 0, batch_max >= 1, weights > 0.
 struct SchedulerOptions {
-  std::chrono::milliseconds aging{10000};        // waiting this long moves a request up one class
-  std::map<std::string, double> tenant_weights;  // absent tenants weigh 1
+  std::chrono::milliseconds aging{
+      10000};  // waiting this long moves a request up one class; 0: never
+  std::map<std::string, double> tenant_weights;  // > 0 each; absent tenants weigh 1
   BatchingMode batching = BatchingMode::kContinuous;
-  int batch_max = 8;
-  std::chrono::milliseconds batch_window{40};
-  int early_release_count = 0;  // 0: no early release
-  std::chrono::milliseconds early_release_after{0};
+  int batch_max = 8;                                 // >= 1
+  std::chrono::milliseconds batch_window{40};        // >= 0
+  int early_release_count = 0;                       // >= 0; 0: no early release
+  std::chrono::milliseconds early_release_after{0};  // >= 0
 };
+
+// Ok when `options` is within the bounds above; else Error::invalid naming the first option
+// out of range (by its field name, e.g. "scheduling.batch_max").
+Status validate(const SchedulerOptions& options);
+
+// The class a request of `priority` that arrived at `arrived` competes in at `now`: one class
+// up per `aging` waited (0: never), high at most.
+Priority effective_priority(Priority priority, Clock::time_point arrived, Clock::time_point now,
+                            std::chrono::milliseconds aging);
 
 class Scheduler {
  public:
+  // REQUIRES: validate(options) is ok.
   explicit Scheduler(SchedulerOptions options = {});
 
+  // Queues a request. REQUIRES: no waiting ticket has its id.
   void push(Ticket ticket);
   // Removes a waiting request; false when it is not waiting.
   bool erase(std::uint64_t id);

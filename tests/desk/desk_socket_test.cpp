@@ -19,26 +19,31 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace json = boost::json;
 
-// A blocking WebSocket client with a bounded read.
+// A blocking WebSocket client whose every step is bounded: each runs as an asynchronous
+// operation under the TCP stream's 20 s expiry (which synchronous calls would ignore), so a
+// server that never answers fails the test in seconds instead of hanging it.
 class Socket {
  public:
   Socket(std::uint16_t port, const std::string& target) : stream_(io_) {
     asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
-    beast::get_lowest_layer(stream_).connect(endpoint);
-    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(20));
-    stream_.handshake("127.0.0.1", target);
+    bounded([&](auto done) { beast::get_lowest_layer(stream_).async_connect(endpoint, done); });
+    bounded([&](auto done) { stream_.async_handshake("127.0.0.1", target, done); });
   }
 
   void send(const std::string& text) {
-    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(20));
-    stream_.write(asio::buffer(text));
+    bounded([&](auto done) {
+      stream_.async_write(asio::buffer(text), [done](beast::error_code ec, std::size_t) {
+        done(ec);
+      });
+    });
   }
 
   // The next message as JSON; throws (failing the test) when nothing comes within 20 s.
   json::value receive() {
     beast::flat_buffer buffer;
-    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(20));
-    stream_.read(buffer);
+    bounded([&](auto done) {
+      stream_.async_read(buffer, [done](beast::error_code ec, std::size_t) { done(ec); });
+    });
     return json::parse(beast::buffers_to_string(buffer.data()));
   }
 
@@ -56,6 +61,17 @@ class Socket {
   }
 
  private:
+  // Starts `start(done)` and runs it to completion; throws what it failed with.
+  template <class Start>
+  void bounded(Start start) {
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(20));
+    beast::error_code result;
+    start([&result](beast::error_code ec) { result = ec; });
+    io_.restart();
+    io_.run();
+    if (result) throw beast::system_error(result);
+  }
+
   asio::io_context io_;
   beast::websocket::stream<beast::tcp_stream> stream_;
 };

@@ -31,7 +31,8 @@ export async function startSupportd(args) {
   child.on('exit', (code, signal) => { exited = { code, signal }; });
   const deadline = Date.now() + 60000;
   let url = null;
-  while (Date.now() < deadline && exited === null) {
+  let ready = false;
+  while (!ready && Date.now() < deadline && exited === null) {
     if (!url && existsSync(portFile)) {
       const port = readFileSync(portFile, 'utf8').trim();
       if (port) url = `http://127.0.0.1:${port}`;
@@ -39,13 +40,17 @@ export async function startSupportd(args) {
     if (url) {
       try {
         const r = await fetch(`${url}/ready`);
-        if (r.status === 200) break;
+        ready = r.status === 200;
       } catch { /* not yet */ }
     }
-    await new Promise(r => setTimeout(r, 50));
+    if (!ready) await new Promise(r => setTimeout(r, 50));
   }
   if (exited !== null) throw new Error(`supportd exited early: ${JSON.stringify(exited)}`);
-  if (!url) throw new Error('supportd did not start within 60 s');
+  if (!ready) {
+    child.kill('SIGKILL');  // a server left running would keep the test process alive
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error('supportd was not ready within 60 s');
+  }
   return {
     url,
     child,

@@ -29,8 +29,10 @@ std::string HttpResult::header(const std::string& name) const {
   return {};
 }
 
-Connection::Connection(std::uint16_t port) {
+Connection::Connection(std::uint16_t port, int receive_buffer) {
   fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (receive_buffer > 0)
+    setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(port);

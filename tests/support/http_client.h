@@ -19,7 +19,10 @@ struct HttpResult {
 // A connected socket to 127.0.0.1:port. Closes on destruction.
 class Connection {
  public:
-  explicit Connection(std::uint16_t port);
+  // `receive_buffer`: the socket's receive buffer in bytes (SO_RCVBUF, set before connecting:
+  // a small one makes a client that stops reading stall the server's writes sooner); 0: the
+  // system's.
+  explicit Connection(std::uint16_t port, int receive_buffer = 0);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

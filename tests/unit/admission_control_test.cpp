@@ -38,7 +38,9 @@ TEST(AdmissionControl, RefusesDeadlinesTheServiceRateCannotMeet) {
     control.record_finish();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  control.set_free_slots(0);
+  EngineOutlook outlook;
+  outlook.free_slots = 0;
+  control.publish(outlook);
   for (int i = 0; i < 50; ++i)
     ASSERT_FALSE(control.enter(Priority::kNormal, std::nullopt));
   const auto now = std::chrono::steady_clock::now();
@@ -50,7 +52,8 @@ TEST(AdmissionControl, RefusesDeadlinesTheServiceRateCannotMeet) {
   // A high request does not wait behind normal ones.
   EXPECT_LT(control.expected_wait(Priority::kHigh).count(),
             control.expected_wait(Priority::kNormal).count());
-  control.set_free_slots(1000);
+  outlook.free_slots = 1000;
+  control.publish(outlook);
   EXPECT_EQ(control.expected_wait(Priority::kNormal).count(), 0.0);
 }
 
@@ -60,7 +63,9 @@ TEST(AdmissionControl, RequestsArrivingDuringAStepShareTheFreeSlots) {
   AdmissionControl control;
   const auto now = std::chrono::steady_clock::now();
   record_completions(control, std::chrono::seconds(1), now);  // one completion a second
-  control.set_free_slots(2);
+  EngineOutlook outlook;
+  outlook.free_slots = 2;
+  control.publish(outlook);
   const auto soon = now + std::chrono::milliseconds(500);
   ASSERT_FALSE(control.enter(Priority::kNormal, soon));
   ASSERT_FALSE(control.enter(Priority::kNormal, soon));
@@ -81,8 +86,10 @@ TEST(AdmissionControl, HigherClassesArrivingBeforeTheNextStepMayTakeAFreeSlot) {
   AdmissionControl control;
   const auto now = std::chrono::steady_clock::now();
   record_completions(control, std::chrono::seconds(1), now);  // one completion a second
-  control.set_free_slots(1);
-  control.set_step_time(0.5);
+  EngineOutlook outlook;
+  outlook.free_slots = 1;
+  outlook.step_seconds = 0.5;
+  control.publish(outlook);
   EXPECT_DOUBLE_EQ(control.expected_wait(Priority::kNormal).count(), 0.5);  // nobody overtakes
   for (int i = 0; i < 10; ++i) {  // ten high requests a second, started and gone
     ASSERT_FALSE(control.enter(Priority::kHigh, std::nullopt));
@@ -92,7 +99,9 @@ TEST(AdmissionControl, HigherClassesArrivingBeforeTheNextStepMayTakeAFreeSlot) {
   EXPECT_DOUBLE_EQ(control.expected_wait(Priority::kHigh).count(), 0.5);
   EXPECT_GT(control.expected_wait(Priority::kNormal).count(), 1.5);
   // Arriving in the middle of a step, a request cannot start before the step ends.
-  control.step_started(std::chrono::steady_clock::now() - std::chrono::milliseconds(200), 0.5);
+  outlook.step_end = std::chrono::steady_clock::now() - std::chrono::milliseconds(200) +
+                     std::chrono::milliseconds(500);
+  control.publish(outlook);
   EXPECT_NEAR(control.expected_wait(Priority::kHigh).count(), 0.8, 0.05);
 }
 
@@ -103,15 +112,18 @@ TEST(AdmissionControl, RefusedHigherClassRequestsStillCountAsLikelyToTakeAFreeSl
   AdmissionControl control;
   const auto now = std::chrono::steady_clock::now();
   record_completions(control, std::chrono::seconds(1), now);  // one completion a second
-  control.set_step_time(0.5);
-  control.set_free_slots(0);
+  EngineOutlook outlook;
+  outlook.step_seconds = 0.5;
+  outlook.free_slots = 0;
+  control.publish(outlook);
   for (int i = 0; i < 10; ++i) {  // ten high requests a second, refused: too tight a deadline
     ASSERT_TRUE(control.enter(Priority::kHigh,
                               std::chrono::steady_clock::now() + std::chrono::milliseconds(10)));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(control.arrival_rate(Priority::kHigh), 0.0);  // none accepted
-  control.set_free_slots(1);
+  outlook.free_slots = 1;
+  control.publish(outlook);
   EXPECT_GT(control.expected_wait(Priority::kNormal).count(), 1.5);
 }
 
@@ -181,9 +193,12 @@ TEST(AdmissionControl, APredictionStandsInUntilCompletionsAreMeasured) {
   // A cold start into a surge: nothing has finished yet, so without the engine's prediction
   // every deadline would be accepted and left to expire in the queue.
   AdmissionControl control;
-  control.set_free_slots(0);
+  EngineOutlook outlook;
+  outlook.free_slots = 0;
+  control.publish(outlook);
   EXPECT_EQ(control.expected_wait(Priority::kNormal, 0).count(), 0.0);
-  control.set_predicted_rate(2.0);
+  outlook.predicted_rate = 2.0;
+  control.publish(outlook);
   EXPECT_EQ(control.completion_rate(), 2.0);
   EXPECT_GT(control.expected_wait(Priority::kNormal, 0).count(), 0.5);
   const auto now = std::chrono::steady_clock::now();
@@ -221,9 +236,13 @@ TEST(AdmissionControl, TheSlotReleasesGiveTheWaitForTheKthSlot) {
   // Two running sequences finish in 1 s and 2 s; a sequence takes 3 s; a step 0.1 s.
   AdmissionControl control;
   EXPECT_FALSE(control.wait_for_slot(Priority::kNormal, 0, std::chrono::steady_clock::now()));
-  control.set_step_time(0.1);
+  EngineOutlook outlook;
+  outlook.step_seconds = 0.1;
+  control.publish(outlook);
   const auto now = std::chrono::steady_clock::now();
-  control.set_slot_releases({now + std::chrono::seconds(2), now + std::chrono::seconds(1)}, 3.0);
+  outlook.releases = {now + std::chrono::seconds(2), now + std::chrono::seconds(1)};
+  outlook.service_seconds = 3.0;
+  control.publish(outlook);
   EXPECT_NEAR(control.wait_for_slot(Priority::kNormal, 0, now)->count(), 1.1, 1e-6);
   EXPECT_NEAR(control.wait_for_slot(Priority::kNormal, 1, now)->count(), 2.1, 1e-6);
   EXPECT_NEAR(control.wait_for_slot(Priority::kNormal, 2, now)->count(), 4.1, 1e-6);  // 1 + 3
@@ -237,7 +256,9 @@ TEST(AdmissionControl, TheSlotReleasesGiveTheWaitForTheKthSlot) {
     ASSERT_FALSE(control.enter(Priority::kHigh, std::nullopt));
   EXPECT_NEAR(control.wait_for_slot(Priority::kHigh, 0, now)->count(), 1.1, 1e-6);
   EXPECT_GT(control.wait_for_slot(Priority::kNormal, 0, now)->count(), 4.0);
-  control.set_slot_releases({}, 0);
+  outlook.releases.clear();
+  outlook.service_seconds = 0;
+  control.publish(outlook);
   EXPECT_FALSE(control.wait_for_slot(Priority::kNormal, 0, now));
 }
 
@@ -245,9 +266,13 @@ TEST(AdmissionControl, AHigherClassJustSeenDoesNotYetCountAsOvertakingTheSlots) 
   // Two high requests a moment apart on a fresh server: one gap, a rate of thousands a second.
   // Counted, it would put every slot out of reach; it counts from four gaps on.
   AdmissionControl control;
-  control.set_step_time(0.1);
+  EngineOutlook outlook;
+  outlook.step_seconds = 0.1;
+  control.publish(outlook);
   const auto now = std::chrono::steady_clock::now();
-  control.set_slot_releases({now + std::chrono::seconds(1)}, 3.0);
+  outlook.releases = {now + std::chrono::seconds(1)};
+  outlook.service_seconds = 3.0;
+  control.publish(outlook);
   for (int i = 0; i < 2; ++i)
     ASSERT_FALSE(control.enter(Priority::kHigh, std::nullopt));
   EXPECT_NEAR(control.wait_for_slot(Priority::kNormal, 0, now)->count(), 1.1, 1e-6);
@@ -262,13 +287,17 @@ TEST(AdmissionControl, ADeadlineIsRefusedOnArrivalWhenNoSlotFreesInTimeWhateverT
   AdmissionControl control;
   const auto now = std::chrono::steady_clock::now();
   record_completions(control, std::chrono::milliseconds(10), now);
-  control.set_free_slots(0);
-  control.set_step_time(0.01);
+  EngineOutlook outlook;
+  outlook.free_slots = 0;
+  outlook.step_seconds = 0.01;
+  control.publish(outlook);
   // By the rate alone, a 1-second deadline is accepted.
   EXPECT_FALSE(control.enter(Priority::kNormal, now + std::chrono::seconds(1)));
   control.left_queue(Priority::kNormal);
   const auto in_five = now + std::chrono::seconds(5);
-  control.set_slot_releases({in_five, in_five, in_five, in_five}, 5.0);
+  outlook.releases = {in_five, in_five, in_five, in_five};
+  outlook.service_seconds = 5.0;
+  control.publish(outlook);
   auto refused = control.enter(Priority::kNormal, now + std::chrono::seconds(1));
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->error.code, ErrorCode::kDeadline);
@@ -315,20 +344,23 @@ TEST(AdmissionControl, AgingBoundsTheSlotWaitAndTheRetryAfterOfALowerClass) {
   // The slot releases: one slot, free in 1 s, then a sequence every 0.1 s. Overtaken for good,
   // a normal request's slot is always taken; aged after 1 s, it gets the next one.
   FloodedPair pair(std::chrono::seconds(1));
-  for (AdmissionControl* control : {&pair.never, &pair.aged}) {
-    control->set_step_time(0.1);
-    control->set_slot_releases({std::chrono::steady_clock::now() + std::chrono::seconds(1)}, 0.1);
-  }
+  EngineOutlook outlook;
+  outlook.step_seconds = 0.1;
+  outlook.releases = {std::chrono::steady_clock::now() + std::chrono::seconds(1)};
+  outlook.service_seconds = 0.1;
+  for (AdmissionControl* control : {&pair.never, &pair.aged})
+    control->publish(outlook);
   const auto now = std::chrono::steady_clock::now();
   EXPECT_GT(pair.never.wait_for_slot(Priority::kNormal, 0, now)->count(), 10.0);
   EXPECT_LT(pair.aged.wait_for_slot(Priority::kNormal, 0, now)->count(), 10.0);
   // Refused at a full queue (twenty high requests waiting, no free slot), a low request is told
   // to come back when aging would have started it, not at the 60 s cap.
-  for (AdmissionControl* control : {&pair.never, &pair.aged}) {
-    control->set_slot_releases({}, 0);
-    control->set_free_slots(0);
-    control->set_step_time(0);  // no step in the way: only the rate and the aging count
-  }
+  outlook.releases.clear();
+  outlook.service_seconds = 0;
+  outlook.free_slots = 0;
+  outlook.step_seconds = 0;  // no step in the way: only the rate and the aging count
+  for (AdmissionControl* control : {&pair.never, &pair.aged})
+    control->publish(outlook);
   EXPECT_GE(pair.never.retry_after(Priority::kLow).count(), 30);
   const auto aged_retry = pair.aged.retry_after(Priority::kLow).count();
   EXPECT_GE(aged_retry, 4);  // two aging steps, then twenty starts at ten a second

@@ -56,7 +56,7 @@ Result<engine::Engine::RequestId> Turn::submit() {
   request.chat = true;
   request.messages = std::move(prompt_->messages);  // a retry builds a new prompt
   request.max_tokens = context_.options.max_answer_tokens;
-  request.sampling.temperature = context_.options.answer_temperature;
+  request.sampling.temperature = static_cast<float>(context_.options.answer_temperature);
   request.tenant = tenant_;
   request.id = session_.empty() ? "answer" : session_;
   answer_.history_messages = prompt_->history_messages;

@@ -1,27 +1,28 @@
 // Starting, preempting and resuming sequences: who gets a sequence id and KV cells.
 #include <algorithm>
-#include <limits>
 
 #include <spdlog/spdlog.h>
 
 #include "engine/llama/loop.h"
+#include "sched/preemption.h"
+#include "sched/promises.h"
 
 namespace supportd::engine::llama {
 
-std::int64_t LlamaEngine::Loop::free_cells() const {
+std::int64_t Loop::free_cells() const {
   // Per sequence, a request fits its own buffer (submit checked it against max_context_).
-  if (!unified_) return engine_.max_context_;
+  if (!unified_) return max_context_;
   return options_.context_cells - cells_reserved_ -
          static_cast<std::int64_t>(prefix_cache_.cells());
 }
 
-void LlamaEngine::Loop::evict_cached_prefixes(std::int64_t wanted) {
+void Loop::evict_cached_prefixes(std::int64_t wanted) {
   if (wanted <= free_cells()) return;
   for (int id : prefix_cache_.evict_cells(static_cast<std::size_t>(wanted - free_cells())))
     llama_memory_seq_rm(memory_, id, -1, -1);
 }
 
-bool LlamaEngine::Loop::copy_prefix(int from, int to, std::size_t end) {
+bool Loop::copy_prefix(int from, int to, std::size_t end) {
   const auto last = static_cast<llama_pos>(end);
   if (unified_) {
     llama_memory_seq_cp(memory_, from, to, 0, last);
@@ -42,74 +43,56 @@ bool LlamaEngine::Loop::copy_prefix(int from, int to, std::size_t end) {
   return true;
 }
 
-void LlamaEngine::Loop::admit() {
+void Loop::admit() {
   const auto now = Clock::now();
   const bool idle = running_.empty();
   while (const sched::Ticket* next = scheduler_.next(now, static_cast<int>(running_.size()))) {
-    sched::Ticket candidate = *next;  // a copy: preempting pushes into the scheduler
-    const bool fits = !free_seq_ids_.empty() && candidate.cells <= free_cells();
-    if (!fits && !make_room(candidate)) break;  // wait for running sequences to finish
-    if (fits) candidate = keep_promise(candidate, now);
-    const sched::Ticket ticket = scheduler_.pop(candidate.id);
-    auto node = waiting_.extract(ticket.id);
+    // Copies: preempting pushes into the scheduler.
+    const RequestId candidate = next->id;
+    const Priority priority = next->priority;
+    const int cells = next->cells;
+    const bool fits = !free_seq_ids_.empty() && cells <= free_cells();
+    if (!fits && !make_room(priority, cells)) break;  // wait for running sequences to finish
+    const RequestId chosen = fits ? keep_promise(candidate, now) : candidate;
+    scheduler_.pop(chosen);
+    auto node = waiting_.extract(chosen);
     start(std::move(node.mapped()));
   }
   start_due_promises(now);
-  if (idle && !running_.empty()) engine_.admission_.engine_busy(now);
+  if (idle && !running_.empty()) admission_.engine_busy(now);
 }
 
-bool LlamaEngine::Loop::promises_kept_by_pausing() const {
-  return options_.preemption != EngineOptions::Preemption::kOff &&
-         scheduler_.options().batching == sched::BatchingMode::kContinuous;
-}
-
-bool LlamaEngine::Loop::may_pause_for_promise(const Sequence& s, Priority promised) {
-  // Its own class or a lower one; paused at most once (a stream paused for every promise in
-  // turn would never finish); and not a request with a deadline before its first token, whose
-  // own promise pausing would break.
-  return s.sink && s.request.priority >= promised && s.preemptions == 0 &&
-         !(s.request.deadline && !s.has_first_token);
-}
-
-bool LlamaEngine::Loop::can_keep_promise(const Sequence& promised) const {
-  if (!promises_kept_by_pausing()) return false;
-  if (!free_seq_ids_.empty()) return true;
-  return std::any_of(running_.begin(), running_.end(), [&](const auto& s) {
-    return may_pause_for_promise(*s, promised.request.priority);
-  });
-}
-
-void LlamaEngine::Loop::start_due_promises(Clock::time_point now) {
-  if (!promises_kept_by_pausing() || waiting_.empty()) return;
-  const double step = step_time_.mean() / 1e3;
-  if (step <= 0) return;
-  // The next admission comes after the step about to run: a deadline before then is due now.
-  // Allowed for: twice the slowest recent iteration, three mean steps (until iterations are
-  // measured), and kPromiseJitter at least (the OS's scheduling delays, which millisecond
-  // steps do not cover).
-  const double window = std::max(
-      {2 * slowest_iteration_, 3 * step, std::chrono::duration<double>(kPromiseJitter).count()});
-  const auto due_by =
-      now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(window));
-  std::vector<Sequence*> due;
-  for (const auto& [id, s] : waiting_) {
-    if (!s->request.deadline || s->has_first_token) continue;
-    // One already past its deadline is here only if a step overran (expire_deadlines).
-    if (*s->request.deadline <= due_by) due.push_back(s.get());
+RequestId Loop::keep_promise(RequestId candidate, Clock::time_point now) {
+  const sched::RequestView chosen = waiting_.at(candidate)->view();
+  const sched::Pace pace = this->pace();
+  if (!sched::may_pass_over(chosen, free_slots(), pace, promise_rules_)) return candidate;
+  const RequestId promised =
+      sched::keep_promise(chosen, view_waiting(), view_running(), free_cells(), pace, now);
+  if (promised != candidate) {
+    spdlog::debug("request {} starts before request {}: the free slot is its last chance", promised,
+                  candidate);
   }
-  std::sort(due.begin(), due.end(), [](const Sequence* a, const Sequence* b) {
-    return *a->request.deadline < *b->request.deadline;
-  });
-  for (Sequence* promised : due) {
-    Sequence* victim = stream_to_pause(
-        [&](const Sequence& s) { return may_pause_for_promise(s, promised->request.priority); });
+  return promised;
+}
+
+void Loop::start_due_promises(Clock::time_point now) {
+  const sched::Pace pace = this->pace();
+  if (!promise_rules_.pausing() || waiting_.empty() || pace.step_seconds <= 0) return;
+  const double window = sched::promise_window(slowest_iteration_, pace.step_seconds);
+  sched::due_promises(view_waiting(), sched::seconds_after(now, window), due_);
+  for (const sched::RequestView* promised : due_) {
     const bool slot_free = !free_seq_ids_.empty();
-    if (!slot_free && victim == nullptr) continue;  // it expires: nothing it may displace
+    Sequence* victim = nullptr;
+    if (!slot_free) {
+      const auto* stream = sched::stream_to_pause_for_promise(view_running(), promised->priority);
+      if (stream == nullptr) continue;  // it expires: nothing it may displace
+      victim = &running_at(*stream);
+    }
     const std::int64_t freed = slot_free ? 0 : victim->cells;
     if (promised->cells > free_cells() + freed + static_cast<std::int64_t>(prefix_cache_.cells())) {
       continue;  // even that would not make room for it
     }
-    if (!slot_free) {
+    if (victim != nullptr) {
       spdlog::debug("request {} starts at its deadline: request {} pauses for it", promised->id,
                     victim->id);
       preempt(*victim);
@@ -121,84 +104,24 @@ void LlamaEngine::Loop::start_due_promises(Clock::time_point now) {
   }
 }
 
-sched::Ticket LlamaEngine::Loop::keep_promise(const sched::Ticket& candidate,
-                                              Clock::time_point now) const {
-  const double step = step_time_.mean() / 1e3;
-  if (free_seq_ids_.size() != 1 || step <= 0 ||
-      scheduler_.options().batching != sched::BatchingMode::kContinuous) {
-    return candidate;  // more slots free (or none known to be timed): no one's last chance
-  }
-  const Sequence& chosen = *waiting_.at(candidate.id);
-  // A request with neither a deadline nor a started stream has a promise nobody measured.
-  if (!chosen.request.deadline && !chosen.has_first_token) return candidate;
-  const auto after = [&](double seconds) {
-    return now +
-           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  };
-  double next_running = std::numeric_limits<double>::infinity();  // seconds to the next release
-  for (const auto& s : running_) {
-    if (s->sink) next_running = std::min(next_running, steps_left(*s) * step);
-  }
-  // The next slot to free if the candidate takes this one; a request whose deadline falls
-  // before it can only start now.
-  const auto next_if_chosen = after(std::min(next_running, steps_left(chosen) * step) + step);
-  const Sequence* promised = nullptr;
-  for (const auto& [id, s] : waiting_) {
-    if (id == candidate.id || !s->request.deadline || s->has_first_token) continue;
-    const auto deadline = *s->request.deadline;
-    if (deadline <= now || deadline >= next_if_chosen || s->cells > free_cells()) continue;
-    if (promised == nullptr || deadline < *promised->request.deadline) promised = s.get();
-  }
-  if (promised == nullptr) return candidate;
-  // The candidate, first in line, then starts at the next release: a deadline must allow it (a
-  // preempted stream, past its first token, has none left to keep).
-  const auto next_if_promised = after(std::min(next_running, steps_left(*promised) * step) + step);
-  if (!chosen.has_first_token && *chosen.request.deadline < next_if_promised) return candidate;
-  spdlog::debug("request {} starts before request {}: the free slot is its last chance",
-                promised->id, chosen.id);
-  return {promised->id, promised->request.priority, promised->request.tenant, promised->submitted,
-          promised->cells};
-}
-
-LlamaEngine::Sequence* LlamaEngine::Loop::stream_to_pause(
-    const std::function<bool(const Sequence&)>& eligible) const {
-  Sequence* victim = nullptr;
-  for (const auto& s : running_) {
-    if (!eligible(*s)) continue;
-    if (victim == nullptr || s->request.priority > victim->request.priority ||
-        (s->request.priority == victim->request.priority && s->admitted > victim->admitted)) {
-      victim = s.get();
-    }
-  }
-  return victim;
-}
-
-bool LlamaEngine::Loop::make_room(const sched::Ticket& candidate) {
+bool Loop::make_room(Priority candidate, int cells) {
   // First the prefix cache gives back cells.
-  if (!free_seq_ids_.empty() && candidate.cells > free_cells()) {
-    evict_cached_prefixes(candidate.cells);
-    if (candidate.cells <= free_cells()) return true;
+  if (!free_seq_ids_.empty() && cells > free_cells()) {
+    evict_cached_prefixes(cells);
+    if (cells <= free_cells()) return true;
   }
   if (options_.preemption == EngineOptions::Preemption::kOff) return false;
-  // Then running sequences of a lower class than the candidate's give way, lowest class and
-  // latest admitted first, until it fits. Classes here are the requests' own, not aged: aging
-  // orders the queue, but if it also let a request preempt, two aged requests of different
-  // classes would preempt each other for ever (each resumed one outranking the other).
-  while (free_seq_ids_.empty() || candidate.cells > free_cells()) {
-    Sequence* victim = stream_to_pause([&](const Sequence& s) {
-      // Started with a deadline and no first token yet: paused now, it could miss its deadline
-      // in the queue (a start that was promised). It has its first token within a few steps.
-      return s.sink && s.request.priority > candidate.priority &&
-             !(s.request.deadline && !s.has_first_token);
-    });
+  // Then running streams give way, as sched/preemption.h rules, until it fits.
+  while (free_seq_ids_.empty() || cells > free_cells()) {
+    const sched::RequestView* victim = sched::stream_to_pause(view_running(), candidate);
     if (victim == nullptr) return false;
-    preempt(*victim);
-    if (!free_seq_ids_.empty()) evict_cached_prefixes(candidate.cells);
+    preempt(running_at(*victim));
+    if (!free_seq_ids_.empty()) evict_cached_prefixes(cells);
   }
   return true;
 }
 
-void LlamaEngine::Loop::start(std::unique_ptr<Sequence> sequence) {
+void Loop::start(std::unique_ptr<Sequence> sequence) {
   Sequence& s = *sequence;
   leave_queue(s);
   s.seq_id = free_seq_ids_.back();
@@ -236,7 +159,7 @@ void LlamaEngine::Loop::start(std::unique_ptr<Sequence> sequence) {
   running_.push_back(std::move(sequence));
 }
 
-void LlamaEngine::Loop::preempt(Sequence& s) {
+void Loop::preempt(Sequence& s) {
   ++s.preemptions;
   ++counters_.preemptions;
   if (options_.preemption == EngineOptions::Preemption::kSave && s.n_past > 0) {
@@ -267,12 +190,11 @@ void LlamaEngine::Loop::preempt(Sequence& s) {
       std::find_if(running_.begin(), running_.end(), [&](const auto& p) { return p.get() == &s; });
   std::unique_ptr<Sequence> owned = std::move(*it);
   running_.erase(it);
-  scheduler_.push(
-      {owned->id, owned->request.priority, owned->request.tenant, owned->submitted, owned->cells});
+  scheduler_.push(owned->ticket());
   waiting_.emplace(owned->id, std::move(owned));
 }
 
-void LlamaEngine::Loop::cache_prefix(Sequence& s, std::size_t length) {
+void Loop::cache_prefix(Sequence& s, std::size_t length) {
   if (length == 0) return;
   share_cached_cells(s, length);
   const auto insertion = prefix_cache_.insert(std::span(s.tokens).first(length));
@@ -289,7 +211,7 @@ void LlamaEngine::Loop::cache_prefix(Sequence& s, std::size_t length) {
   }
 }
 
-void LlamaEngine::Loop::share_cached_cells(Sequence& s, std::size_t length) {
+void Loop::share_cached_cells(Sequence& s, std::size_t length) {
   // A sequence that computed a prefix the cache already holds (it started before that prefix
   // was cached, e.g. a burst of requests with one system prompt) has its own copy of those
   // cells. The trie counts the shared tokens once, so the copies would stay in the KV cache
@@ -306,7 +228,7 @@ void LlamaEngine::Loop::share_cached_cells(Sequence& s, std::size_t length) {
   ++counters_.prefix_copies_merged;
 }
 
-bool LlamaEngine::Loop::join_prefill(Sequence& s) {
+bool Loop::join_prefill(Sequence& s) {
   // At least one token stays to feed: its logits give the next token.
   const auto wanted = std::span<const Token>(s.tokens).first(s.tokens.size() - 1);
   std::size_t best = s.n_past;
@@ -355,7 +277,7 @@ bool LlamaEngine::Loop::join_prefill(Sequence& s) {
   return false;
 }
 
-void LlamaEngine::Loop::release_cells(Sequence& s, bool keep_in_cache) {
+void Loop::release_cells(Sequence& s, bool keep_in_cache) {
   // Keep the conversation so far: the next turn starts with it.
   if (keep_in_cache) cache_prefix(s, s.n_past);
   llama_memory_seq_rm(memory_, s.seq_id, -1, -1);

@@ -1,3 +1,5 @@
+// Creating the in-process engine (options, the llama.cpp context, its threads) and its public
+// methods, which hand work to the engine thread's loop through its inbox.
 #include "engine/llama/llama_engine.h"
 
 #include <algorithm>
@@ -21,13 +23,10 @@ LlamaEngine::~LlamaEngine() {
 
 Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& requested) {
   EngineOptions options = requested;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.parallel = std::clamp(options.parallel, 1, 128);
-  options.prefix_cache_entries = std::clamp(options.prefix_cache_entries, 0, 128);
-  options.step_tokens = std::max(options.step_tokens, 16);
-  options.context_cells = std::max(options.context_cells, 256);
   // Admission control's waits age requests as the scheduler does: one setting, not two.
   options.admission.aging = options.scheduling.aging;
+  if (Status valid = validate(options); !valid.ok()) return valid.error();
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const bool unified = options.kv_layout == EngineOptions::KvLayout::kUnified;
   // Per sequence: every running sequence and every cached prefix gets a buffer of this many
   // cells (llama.cpp rounds a buffer up to 256), and a cached prefix holds at most one buffer.
@@ -106,7 +105,13 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::create(const EngineOptions& re
   engine->max_context_ = std::min(engine->model_->context_length(), request_cells);
   engine->model_card_ = engine->model_->card();
   engine->model_card_.context_length = engine->max_context_;
-  engine->loop_ = std::make_unique<Loop>(*engine, context, threadpool, pool_threads);
+  engine->loop_ = std::make_unique<Loop>(LoopSetup{.model = *engine->model_,
+                                                   .options = engine->options_,
+                                                   .max_context = engine->max_context_,
+                                                   .admission = engine->admission_,
+                                                   .context = context,
+                                                   .threadpool = threadpool,
+                                                   .pool_threads = pool_threads});
   spdlog::info(
       "engine: {} ({}); {} threads, {} parallel sequences, {} tokens per step; KV: {} cells, {}; "
       "keys {}, values {}; flash attention {}{}; weights {}",

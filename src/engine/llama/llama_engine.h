@@ -3,71 +3,33 @@
 // plus prefill chunks of newly started requests under a token budget (chunked prefill), so a
 // long prompt never stalls the users who are streaming. KV cells live in one unified cache;
 // finished conversations stay in it as prefix-cache entries that later requests reuse.
+// The engine thread's loop (loop.h) gets what it uses at construction: the model, the options,
+// admission control; the engine sees the loop only through its inbox.
 // Thread-safety: the public methods may be called from any thread; everything else runs on
 // the engine thread.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
+#include <cstdint>
 #include <memory>
-#include <mutex>
-#include <string>
 #include <thread>
-#include <vector>
 
 #include "engine/engine.h"
+#include "engine/llama/engine_options.h"
 #include "engine/llama/model.h"
 #include "sched/admission_control.h"
-#include "sched/scheduler.h"
 
 namespace supportd::engine::llama {
 
-struct EngineOptions {
-  std::string model_path;
-  std::string alias;              // the id clients use; default: the file name without .gguf
-  int threads = 0;                // compute threads for llama.cpp; 0: one per core
-  int context_cells = 16384;      // KV cells for the running sequences (see kv_layout)
-  int parallel = 16;              // sequences running at once
-  int step_tokens = 256;          // tokens per llama_decode call (decode tokens + prefill chunks)
-  int default_max_tokens = 1024;  // when a request does not say
-  int prefix_cache_entries = 32;  // cached prefixes (each holds a sequence id)
-  int prefix_cache_cells = 0;     // unified: KV cells the prefix cache may hold; 0: a quarter
-  // How the KV cache is laid out. kUnified (the default): one buffer of context_cells for all,
-  // prefixes shared in place, and one request may fill it (a desk prompt with articles and
-  // history can be long); but every row of every step scans every cell in use, cached
-  // conversations included. kPerSequence: a buffer of context_cells / parallel cells for
-  // each running sequence and each cached prefix (at most `parallel` of them, so the cache adds
-  // up to context_cells again); a step's attention reads only each sequence's own buffer, and
-  // a prefix is shared by copying its cells: faster steps when requests are short
-  // (docs/performance.md measures both), llama-server's layout with -np.
-  enum class KvLayout { kUnified, kPerSequence } kv_layout = KvLayout::kUnified;
-  // Attention kernel: llama.cpp's flash attention, its plain one (matrix products over each
-  // sequence's cells), or llama.cpp's choice (kAuto: flash where the backend supports it).
-  // Which is faster depends on the layout: flash skips masked cells of a unified buffer; plain
-  // decodes faster per sequence on CPU (docs/performance.md).
-  enum class FlashAttention { kAuto, kOn, kOff } flash_attention = FlashAttention::kAuto;
-  // How the KV cache stores keys and values: f16, or q8_0 (half the memory; llama.cpp's plain
-  // attention reads q8_0 keys faster on CPU, and only its flash attention reads q8_0 values).
-  enum class CacheType { kF16, kQ8_0 } key_type = CacheType::kF16, value_type = CacheType::kF16;
-  // Cascade attention (kPerSequence with plain attention): when every sequence of a step
-  // begins with the same tokens (a shared system prompt), attention reads that beginning's
-  // keys and values once for all of them, from one buffer, instead of once per sequence.
-  bool shared_prefix_attention = true;
-  // Weights laid out at load for the CPU's fastest kernels (llama.cpp's extra buffer types;
-  // supportd's patch adds Q8_0 on AVX-512 VNNI). Off: multiplied as stored in the file.
-  bool weight_repack = true;
-  bool warmup = true;  // decode a representative batch before ready()
-  // When a request that outranks a running one finds no room: pause the running one by
-  // saving its KV to memory (kSave), by dropping it and recomputing later (kRecompute), or not
-  // at all (kOff). kSave is the default by measurement (bench/preemption-cost).
-  enum class Preemption { kOff, kSave, kRecompute } preemption = Preemption::kSave;
-  sched::SchedulerOptions scheduling;
-  sched::AdmissionOptions admission;
-};
+class Loop;
 
 class LlamaEngine final : public Engine {
  public:
   // Loads the model, creates the context, starts the engine thread and warms up.
+  // Fails with Error::invalid naming the option when an option is out of its bounds
+  // (engine_options.h: validate), or when the KV cache types cannot hold this model's heads;
+  // with kInternal when llama.cpp cannot create the context or its threads; or with the
+  // model's load error. Nothing keeps running after a failure.
   static Result<std::unique_ptr<LlamaEngine>> create(const EngineOptions& options);
   ~LlamaEngine() override;
 
@@ -81,6 +43,7 @@ class LlamaEngine final : public Engine {
 
   const Model& llama_model() const { return *model_; }
   sched::AdmissionControl& admission() { return admission_; }
+  // As created, with create()'s derived values filled in (prefix-cache cells, context cells).
   const EngineOptions& options() const { return options_; }
 
   // Empties the prefix cache (on the engine thread) and waits until done.
@@ -91,22 +54,20 @@ class LlamaEngine final : public Engine {
   int sequences_holding_cells();
 
  private:
-  struct Sequence;
-  class Loop;
-
   explicit LlamaEngine(EngineOptions options);
-  friend class Loop;
 
+  // Constant after create().
   EngineOptions options_;
   std::unique_ptr<Model> model_;
-  std::unique_ptr<Loop> loop_;
+  int max_context_ = 0;  // tokens one request may use
+  ModelCard model_card_;
+
+  sched::AdmissionControl admission_;  // thread-safe; the loop feeds it, submit() asks it
+  std::unique_ptr<Loop> loop_;         // runs on thread_; reached through its inbox
   std::thread thread_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> next_id_{1};
-  int max_context_ = 0;  // tokens one request may use
-  ModelCard model_card_;
-  sched::AdmissionControl admission_;
 };
 
 }  // namespace supportd::engine::llama

@@ -1,6 +1,12 @@
 // The engine thread's state and its step loop (see llama_engine.h). Internal to engine/llama.
-// Everything here runs on the engine thread except the Inbox methods (enqueue, cancel,
-// run_on_engine, request_stop, stats).
+// The loop keeps the KV cache and llama.cpp's mechanics (starting, pausing and resuming
+// sequences, the prefix cache, the steps) and asks sched/ every scheduling question: which
+// request starts (sched::Scheduler), which stream pauses (sched/preemption.h), whose promise
+// comes first (sched/promises.h), which deadlines are refused (sched/deadlines.h) and what it
+// tells admission control (sched/outlook.h). It shows them views of its requests
+// (Sequence::view), rebuilt into vectors it keeps, so asking allocates nothing per step.
+// Thread-safety: everything runs on the engine thread except the inbox methods (enqueue,
+// cancel, run_on_engine, request_stop) and stats(), which any thread may call.
 #pragma once
 
 #include <condition_variable>
@@ -12,116 +18,96 @@
 #include <string>
 #include <vector>
 
-#include "core/utf8.h"
-#include "engine/llama/llama_engine.h"
-#include "engine/llama/sampler.h"
+#include "engine/llama/engine_options.h"
+#include "engine/llama/model.h"
+#include "engine/llama/sequence.h"
 #include "engine/prefix_cache.h"
 #include "engine/step_time.h"
-#include "engine/stop_matcher.h"
 #include "engine/thread_tuner.h"
 #include "llama.h"
+#include "sched/admission_control.h"
+#include "sched/deadlines.h"
+#include "sched/outlook.h"
+#include "sched/promises.h"
+#include "sched/request_view.h"
 #include "sched/scheduler.h"
 
 namespace supportd::engine::llama {
 
-// One request inside the engine. Its tokens are the prompt followed by every sampled token;
-// the KV of tokens[0, n_past) is in the cache. The last sampled token is decoded in the next
-// step, so a sequence always has tokens.size() - n_past >= 1 tokens left to feed: one while
-// decoding, more while prefilling (also after a preemption that dropped its cells).
-struct LlamaEngine::Sequence {
-  RequestId id = 0;
-  GenerationRequest request;
-  std::shared_ptr<GenerationSink> sink;  // null once finished
-  std::vector<Token> tokens;
-  std::size_t prompt_size = 0;
-  int max_new = 0;  // tokens to generate at most
-  int cells = 0;    // KV cells reserved for the whole request
-
-  int seq_id = -1;         // llama sequence id while running
-  std::size_t n_past = 0;  // tokens whose KV is in the cache
-  std::size_t reused = 0;  // prompt tokens taken from the prefix cache
-  std::size_t shared = 0;  // leading positions whose KV cells are the prefix cache's own
-  int batch_index = -1;    // logits row in the current step, -1 when none
-  int generated = 0;
-  int continued = 0;  // tokens of the request's continuation, at the end of the prompt tokens
-  std::unique_ptr<Sampler> sampler;
-  Utf8Stream utf8;
-  StopMatcher stop{{}};
-
-  // Preemption: the KV saved with llama_state_seq_get_data, and how many tokens it covers.
-  std::vector<std::uint8_t> saved_state;
-  std::size_t saved_n_past = 0;
-  int preemptions = 0;
-  bool counted_waiting = false;  // holds a place in AdmissionControl's queue count
-
-  Clock::time_point submitted;
-  Clock::time_point admitted;  // first admission
-  Clock::time_point first_token;
-  bool has_first_token = false;
-
-  std::size_t remaining() const { return tokens.size() - n_past; }
+// What a loop works with. The references are the engine's and outlive the loop.
+struct LoopSetup {
+  const Model& model;
+  const EngineOptions& options;  // with create()'s derived values
+  int max_context = 0;           // tokens one request may use
+  sched::AdmissionControl& admission;
+  llama_context* context = nullptr;       // owned by the loop from now on
+  ggml_threadpool* threadpool = nullptr;  // owned by the loop from now on; attached to context
+  int pool_threads = 0;                   // the threadpool's workers
 };
 
-class LlamaEngine::Loop {
+class Loop {
  public:
-  // `threadpool` (owned from now on) has `pool_threads` workers.
-  Loop(LlamaEngine& engine, llama_context* context, ggml_threadpool* threadpool, int pool_threads);
+  explicit Loop(const LoopSetup& setup);
   ~Loop();
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
 
   // --- any thread ---
   void enqueue(std::unique_ptr<Sequence> sequence);
   void cancel(RequestId id);
-  void run_on_engine(const std::function<void()>& task);  // runs `task` there and waits
+  // Runs `task` on the engine thread and waits; returns at once, without running it, once a
+  // stop was requested.
+  void run_on_engine(const std::function<void()>& task);
   void request_stop();
   EngineStats stats() const;
 
   // --- the engine thread ---
+  // Runs until request_stop(); then cancels everything still queued or running.
   void run();
   void warm_up();
   void clear_prefix_cache();
   int sequences_holding_cells() const;
 
  private:
+  using Waiting = std::map<RequestId, std::unique_ptr<Sequence>>;
+
   // loop.cpp: the loop, the inbox, finishing
   void take_inbox(bool wait);
-  void expire_deadlines();
-  void refuse_unreachable_deadlines();
-  // Tells admission control the free slots, the step time, the predicted rate and when the
-  // running sequences finish (predict_completions).
-  void publish_admission();
-  void predict_completions();
-  // Engine steps for `prompt_tokens` in chunks and `answer_tokens` (at least one) decoded.
-  double steps(std::size_t prompt_tokens, int answer_tokens) const;
-  // Engine steps a sequence still needs: its prompt chunks and answer tokens left.
-  double steps_left(const Sequence& sequence) const;
-  // Ends a waiting request with a deadline refusal (503 with Retry-After); returns the next.
-  using Waiting = std::map<RequestId, std::unique_ptr<Sequence>>;
-  Waiting::iterator refuse_waiting(Waiting::iterator it, std::string message);
   void finish(Sequence& sequence, FinishReason reason, Error error = {});
   void leave_queue(Sequence& sequence);
   void erase_finished();
   void publish_stats();
+
+  // deadlines.cpp: what the loop shows sched/, and the deadlines it refuses
+  // Views of the running requests (in admission order, so running_views_[i] is running_[i]'s)
+  // and of the waiting ones (in id order), rebuilt on each call into kept vectors; a span is
+  // valid until the next call of the same method.
+  std::span<const sched::RequestView> view_running();
+  std::span<const sched::RequestView> view_waiting();
+  // The running sequence a view of view_running() shows. REQUIRES: running_ has not changed
+  // since that call.
+  Sequence& running_at(const sched::RequestView& view);
+  sched::Pace pace() const;
+  int free_slots() const { return static_cast<int>(free_seq_ids_.size()); }
+  void expire_deadlines();
+  void refuse_unreachable_deadlines();
+  // Ends a waiting request with a deadline refusal (503 with Retry-After) and erases it.
+  void refuse_waiting(Waiting::iterator it, std::string message);
+  // Brings the outlook up to date (sched::forecast) and publishes it to admission control.
+  void publish_outlook();
+
   // admission.cpp: starting, preempting and resuming sequences
   void admit();
-  // Higher classes start first, but a request accepted with a deadline was promised a start by
-  // then: when the last free slot is a waiting request's last chance (the next slot frees after
-  // its deadline) and `candidate` can wait for that next slot within its own deadline, the
-  // promised request's ticket is returned instead of `candidate`'s. A candidate resuming its
-  // stream may wait too; one with neither a deadline nor a stream never waits for a promise.
-  sched::Ticket keep_promise(const sched::Ticket& candidate, Clock::time_point now) const;
-  // A waiting request whose deadline falls before the next admission starts now: in a free
-  // slot the scheduler gave no one, or in the slot of a running stream that pauses for it
-  // (may_pause_for_promise). Only with preemption on, in continuous batching.
+  // The id of the request to start in a free slot instead of `candidate`, the scheduler's
+  // pick: itself, or a promised request whose last chance it is (sched::keep_promise).
+  RequestId keep_promise(RequestId candidate, Clock::time_point now);
+  // Starts the waiting requests whose promise falls due before the next admission
+  // (sched::due_promises), in a free slot or in that of a stream that pauses for it.
   void start_due_promises(Clock::time_point now);
-  bool promises_kept_by_pausing() const;
-  static bool may_pause_for_promise(const Sequence& sequence, Priority promised);
-  static constexpr std::chrono::milliseconds kPromiseJitter{25};
-  // With pausing on: a free slot, or a running stream that may pause for it.
-  bool can_keep_promise(const Sequence& promised) const;
-  // The running request to pause among those `eligible` allows: the lowest class, then the
-  // latest admitted (the least work lost). Null when there is none.
-  Sequence* stream_to_pause(const std::function<bool(const Sequence&)>& eligible) const;
-  bool make_room(const sched::Ticket& candidate);
+  // Frees a sequence id and `cells` KV cells for a request of class `candidate`: the prefix
+  // cache's cells first, then by pausing the streams sched::stream_to_pause names. False when
+  // that is not enough (a stream paused on the way stays paused: it waits in its class).
+  bool make_room(Priority candidate, int cells);
   void start(std::unique_ptr<Sequence> sequence);
   void preempt(Sequence& sequence);
   void release_cells(Sequence& sequence, bool keep_in_cache);
@@ -142,6 +128,7 @@ class LlamaEngine::Loop {
   // `from`'s cells are copied into `to`'s buffer, then trimmed to [0, end). Returns false
   // when the copy failed; `to` then holds nothing.
   bool copy_prefix(int from, int to, std::size_t end);
+
   // step.cpp: one step's llama_decode calls and what follows
   struct Planned {
     Sequence* sequence;
@@ -164,11 +151,13 @@ class LlamaEngine::Loop {
   bool decode_batch(const llama_batch& batch);
   void on_token(Sequence& sequence, Token token);
 
-  LlamaEngine& engine_;
+  // Constant after construction.
   const Model& model_;
+  const EngineOptions& options_;
+  const int max_context_;
+  sched::AdmissionControl& admission_;  // thread-safe
   llama_context* context_;
   llama_memory_t memory_;
-  const EngineOptions& options_;
   const bool unified_;  // options_.kv_layout == kUnified
 
   // Inbox: guarded by inbox_mutex_.
@@ -181,6 +170,8 @@ class LlamaEngine::Loop {
 
   // Engine-thread state.
   sched::Scheduler scheduler_;
+  const sched::PromiseRules promise_rules_;
+  sched::DeadlineCheck deadline_check_;
   Waiting waiting_;
   std::vector<std::unique_ptr<Sequence>> running_;  // in admission order
   std::vector<int> free_seq_ids_;
@@ -202,6 +193,12 @@ class LlamaEngine::Loop {
   static constexpr double kSlowestIterationDecay = 0.95;
   // An iteration this much longer than its step's tokens predict is logged at debug level.
   static constexpr std::chrono::milliseconds kSlowIterationLog{50};
+  // What sched/ is asked about and answers, in vectors kept between steps.
+  std::vector<sched::RequestView> running_views_;
+  std::vector<sched::RequestView> waiting_views_;
+  std::vector<RequestId> expired_;              // expire_deadlines's answer
+  std::vector<const sched::RequestView*> due_;  // start_due_promises's answer
+  sched::EngineOutlook outlook_;                // as last published to admission_
 
   // Published snapshot: guarded by stats_mutex_.
   mutable std::mutex stats_mutex_;

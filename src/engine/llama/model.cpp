@@ -1,3 +1,5 @@
+// Loading a GGUF model through llama.cpp, its model card, chat template and tokenizer
+// (see model.h).
 #include "engine/llama/model.h"
 
 #include <charconv>

@@ -1,3 +1,5 @@
+// The per-request sampler chain over llama.cpp's samplers, with a direct argmax for greedy
+// decoding (see sampler.h).
 #include "engine/llama/sampler.h"
 
 #include <cmath>

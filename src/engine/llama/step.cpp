@@ -21,7 +21,7 @@ void add_token(llama_batch& batch, Token token, llama_pos pos, int seq_id, bool 
 
 }  // namespace
 
-void LlamaEngine::Loop::step() {
+void Loop::step() {
   batch_.n_tokens = 0;
   std::vector<Planned> planned;
   planned.reserve(running_.size());
@@ -101,7 +101,9 @@ void LlamaEngine::Loop::step() {
   const double predicted_ms = split ? step_time_.predict(decode_tokens) +
                                           step_time_.predict(batch_.n_tokens - decode_tokens)
                                     : step_time_.predict(batch_.n_tokens);
-  engine_.admission_.step_started(started, predicted_ms / 1e3);
+  // A request arriving during the step cannot start before it ends.
+  outlook_.step_end = sched::seconds_after(started, std::max(predicted_ms / 1e3, 0.0));
+  admission_.publish(outlook_);
   const std::span<const Planned> all(planned);
   if (decode_tokens > 0 && batch_.n_tokens > decode_tokens) ++counters_.mixed_steps;
   if (split) {
@@ -119,7 +121,7 @@ void LlamaEngine::Loop::step() {
   step_time_.record_step(counters_.last_step_ms);
 }
 
-std::size_t LlamaEngine::Loop::shared_prefix(std::span<const Planned> planned) const {
+std::size_t Loop::shared_prefix(std::span<const Planned> planned) const {
   if (unified_ || !options_.shared_prefix_attention || planned.size() < 2 ||
       options_.flash_attention != EngineOptions::FlashAttention::kOff) {
     return 0;
@@ -141,8 +143,7 @@ std::size_t LlamaEngine::Loop::shared_prefix(std::span<const Planned> planned) c
   return length / kSharedPrefixAlign * kSharedPrefixAlign;
 }
 
-bool LlamaEngine::Loop::run_batch(int first, int end, std::span<const Planned> planned,
-                                  int threads) {
+bool Loop::run_batch(int first, int end, std::span<const Planned> planned, int threads) {
   // A view of batch_[first, end): llama_decode reads only the arrays.
   llama_batch part = batch_;
   part.n_tokens = end - first;
@@ -188,7 +189,7 @@ bool LlamaEngine::Loop::run_batch(int first, int end, std::span<const Planned> p
   return true;
 }
 
-void LlamaEngine::Loop::warm_up() {
+void Loop::warm_up() {
   // A cold model is slow for its first requests (page faults, allocator growth, kernel
   // repacking): run what a busy moment looks like once, before reporting ready. Then run it
   // again, warm, timed: the step-time model starts from those calls, so admission control can
@@ -247,7 +248,7 @@ void LlamaEngine::Loop::warm_up() {
       step_time_.predict(sequences * prompt), sequences, step_time_.predict(sequences));
 }
 
-bool LlamaEngine::Loop::decode_batch(const llama_batch& batch) {
+bool Loop::decode_batch(const llama_batch& batch) {
   const int n_tokens = batch.n_tokens;
   int rc = llama_decode(context_, batch);
   if (rc == 1) {
@@ -265,7 +266,7 @@ bool LlamaEngine::Loop::decode_batch(const llama_batch& batch) {
   return true;
 }
 
-void LlamaEngine::Loop::on_token(Sequence& s, Token token) {
+void Loop::on_token(Sequence& s, Token token) {
   if (!s.has_first_token) {
     s.has_first_token = true;
     s.first_token = Clock::now();

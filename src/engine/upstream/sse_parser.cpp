@@ -1,3 +1,4 @@
+// Splitting a server-sent-events byte stream into its events' data (see sse_parser.h).
 #include "engine/upstream/sse_parser.h"
 
 namespace supportd::engine::upstream {

@@ -1,3 +1,5 @@
+// Forwarding generation to an OpenAI-compatible server over HTTP with streaming: the request
+// body, the SSE reply turned into sink calls, cancellation (see upstream_engine.h).
 #include "engine/upstream/upstream_engine.h"
 
 #include <atomic>

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "command_line.h"
 #include "http_client.h"
 #include "supportd_command.h"
 #include "test_model.h"
@@ -27,6 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
+using testing::ConfigFile;
 
 // `supportd serve` with `flags` on an ephemeral port and its own data directory, stopped with
 // SIGTERM when the object goes.
@@ -205,24 +207,6 @@ TEST(DeskServeFlags, ACorsOriginThatIsNoOriginIsRefusedByName) {
   EXPECT_NE(why.find("--cors-origins: 'shop.example.org' is not an origin"), std::string::npos)
       << why;
 }
-
-// A config file with `text`, in a directory removed at the end of the test.
-class ConfigFile {
- public:
-  explicit ConfigFile(const std::string& text)
-      : path_(fs::temp_directory_path() /
-              ("supportd-serve-config-" + std::to_string(::getpid()) + ".toml")) {
-    std::ofstream(path_) << text;
-  }
-  ~ConfigFile() {
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 TEST(DeskServeFlags, AKeysTenantThatCannotNameConversationsIsRefusedAtStart) {
   const ConfigFile config(

@@ -16,11 +16,6 @@ namespace {
 using encoder::Backend;
 using encoder::SentenceEncoder;
 
-int fail(const Error& error) {
-  fmt::print(stderr, "error: {}\n", error.message);
-  return error.code == ErrorCode::kInvalidArgument ? 2 : 1;
-}
-
 // A whole number in [min, max], with a message a person can read (CLI11's PositiveNumber
 // printed its range as a 310-digit double).
 CLI::Validator whole_number(int min, int max) {
@@ -64,10 +59,10 @@ struct EmbedOptions {
 int run_embed(const EmbedOptions& o) {
   auto loaded =
       SentenceEncoder::load(o.model.empty() ? SentenceEncoder::default_path() : o.model, o.backend);
-  if (!loaded) return fail(loaded.error());
+  if (!loaded) return report_failure(loaded.error());
   const SentenceEncoder& encoder = **loaded;
   auto vectors = encoder.encode_batch(o.texts);
-  if (!vectors) return fail(vectors.error());
+  if (!vectors) return report_failure(vectors.error());
   if (!o.json)
     fmt::print("{} ({}, {})\n", encoder.path(), encoder.source(),
                encoder.backend() == Backend::kGgml ? "ggml" : "eigen");
@@ -149,7 +144,7 @@ void add_encoder_command(CLI::App& app, int& exit_code) {
   b->callback([&exit_code] {
     auto report = encoder::run_benchmark(bench);
     if (!report) {
-      exit_code = fail(report.error());
+      exit_code = report_failure(report.error());
       return;
     }
     fmt::print("{}", encoder::format_report(*report, bench));

@@ -1,0 +1,264 @@
+// serve's declared options, in-process (no server starts): the defaults are the engine's,
+// the HTTP server's, the scheduler's and the desk's own; the engine's bounds are refused here
+// by name instead of being clamped later; values land translated in their targets (durations,
+// enums, the cross-origin policy, tenant weights); every option has its own config key.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app/serve_config.h"
+#include "command_line.h"
+
+namespace supportd::app {
+namespace {
+
+using testing::ConfigFile;
+using EngineOptions = engine::llama::EngineOptions;
+
+// `serve ARGS` parsed and finished into `config`; CLI11's own refusals come back as errors too.
+Status serve(const std::vector<std::string>& args, ServeConfig& config) {
+  CLI::App app;
+  ServeOptions options(app, config);
+  if (Status parsed = testing::parse_command_line(app, args); !parsed) return parsed;
+  return options.finish();
+}
+
+std::string refusal(const std::vector<std::string>& args) {
+  ServeConfig config;
+  const Status status = serve(args, config);
+  return status.ok() ? "(accepted)" : status.error().message;
+}
+
+TEST(ServeConfig, DefaultsAreThoseOfThePartsTheyConfigure) {
+  ServeConfig config;
+  ASSERT_TRUE(serve({}, config).ok());
+  const EngineOptions engine;
+  EXPECT_EQ(config.engine.threads, engine.threads);
+  EXPECT_EQ(config.engine.context_cells, engine.context_cells);
+  EXPECT_EQ(config.engine.parallel, engine.parallel);
+  EXPECT_EQ(config.engine.step_tokens, engine.step_tokens);
+  EXPECT_EQ(config.engine.default_max_tokens, engine.default_max_tokens);
+  EXPECT_EQ(config.engine.prefix_cache_entries, engine.prefix_cache_entries);
+  EXPECT_EQ(config.engine.prefix_cache_cells, engine.prefix_cache_cells);
+  EXPECT_EQ(config.engine.kv_layout, engine.kv_layout);
+  EXPECT_EQ(config.engine.flash_attention, engine.flash_attention);
+  EXPECT_EQ(config.engine.key_type, engine.key_type);
+  EXPECT_EQ(config.engine.value_type, engine.value_type);
+  EXPECT_EQ(config.engine.shared_prefix_attention, engine.shared_prefix_attention);
+  EXPECT_EQ(config.engine.weight_repack, engine.weight_repack);
+  EXPECT_EQ(config.engine.warmup, engine.warmup);
+  EXPECT_EQ(config.engine.preemption, engine.preemption);
+  const sched::SchedulerOptions scheduling;
+  EXPECT_EQ(config.engine.scheduling.aging, scheduling.aging);
+  EXPECT_EQ(config.engine.scheduling.batching, scheduling.batching);
+  EXPECT_EQ(config.engine.scheduling.batch_max, scheduling.batch_max);
+  EXPECT_EQ(config.engine.scheduling.batch_window, scheduling.batch_window);
+  EXPECT_EQ(config.engine.scheduling.early_release_count, scheduling.early_release_count);
+  EXPECT_EQ(config.engine.scheduling.early_release_after, scheduling.early_release_after);
+  EXPECT_EQ(config.engine.admission.queue_limit, sched::AdmissionOptions().queue_limit);
+  const http::ServerOptions http;
+  EXPECT_EQ(config.http.host, http.host);
+  EXPECT_EQ(config.http.port, http.port);
+  EXPECT_EQ(config.http.threads, http.threads);
+  EXPECT_EQ(config.http.body_limit, http.body_limit);
+  EXPECT_EQ(config.http.header_limit, http.header_limit);
+  EXPECT_EQ(config.http.idle_timeout, http.idle_timeout);
+  EXPECT_EQ(config.http.read_timeout, http.read_timeout);
+  EXPECT_EQ(config.http.write_timeout, http.write_timeout);
+  EXPECT_EQ(config.http.max_connections, http.max_connections);
+  const DeskConfig desk;
+  EXPECT_EQ(config.desk.kb_watch_ms, desk.kb_watch_ms);
+  EXPECT_EQ(config.desk.show_synthesized_text, desk.show_synthesized_text);
+  // The desk's tunables: the declared defaults are desk::DeskOptions' own.
+  const desk::DeskOptions tunables;
+  const desk::DeskOptions& bound = config.desk.tunables;
+  EXPECT_EQ(bound.worker_threads, tunables.worker_threads);
+  EXPECT_EQ(bound.max_answer_tokens, tunables.max_answer_tokens);
+  EXPECT_EQ(bound.answer_temperature, tunables.answer_temperature);
+  EXPECT_EQ(bound.retrieved_entries, tunables.retrieved_entries);
+  EXPECT_EQ(bound.prompt.articles, tunables.prompt.articles);
+  EXPECT_EQ(bound.prompt.article_chars, tunables.prompt.article_chars);
+  EXPECT_EQ(bound.prompt.history_chars, tunables.prompt.history_chars);
+  EXPECT_EQ(bound.prompt.snippet_chars, tunables.prompt.snippet_chars);
+  EXPECT_EQ(bound.history_messages, tunables.history_messages);
+  EXPECT_EQ(bound.fallback_citations, tunables.fallback_citations);
+  EXPECT_EQ(bound.max_question_characters, tunables.max_question_characters);
+  EXPECT_EQ(bound.low_confidence_turns, tunables.low_confidence_turns);
+  EXPECT_EQ(bound.max_queued_turns, tunables.max_queued_turns);
+  EXPECT_EQ(bound.max_waiting_per_conversation, tunables.max_waiting_per_conversation);
+  EXPECT_EQ(bound.waiting_listed, tunables.waiting_listed);
+  EXPECT_EQ(bound.semantic_cache_entries, tunables.semantic_cache_entries);
+  EXPECT_EQ(config.upstream.timeout_s, engine::upstream::UpstreamOptions().timeout_s);
+  EXPECT_EQ(config.log_level, spdlog::level::info);
+  EXPECT_EQ(config.demo_preset, "smollm2-135m");
+  EXPECT_EQ(config.shutdown_grace, std::chrono::seconds(10));
+  EXPECT_EQ(config.cross_origin.describe(), http::CrossOrigin().describe());
+}
+
+TEST(ServeConfig, TheEnginesBoundsAreRefusedByNameNotClamped) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--parallel", "0"}, "--parallel must be between 1 and 128"},
+      {{"--parallel", "129"}, "--parallel must be between 1 and 128"},
+      {{"--prefix-cache-entries", "-1"}, "--prefix-cache-entries must be between 0 and 128"},
+      {{"--prefix-cache-entries", "129"}, "--prefix-cache-entries must be between 0 and 128"},
+      {{"--ctx-size", "255"}, "--ctx-size must be at least 256"},
+      {{"--step-tokens", "15"}, "--step-tokens must be at least 16"},
+      {{"--prefix-cache-cells", "-1"}, "--prefix-cache-cells must not be negative"},
+  };
+  for (const auto& [args, expected] : cases) {
+    EXPECT_EQ(refusal(args), expected) << args.front() << " " << args.back();
+  }
+  EXPECT_EQ(refusal({"--parallel", "128", "--prefix-cache-entries", "128"}), "(accepted)");
+}
+
+TEST(ServeConfig, TheDesksTunablesAreBoundAndRefusedOutOfRange) {
+  ServeConfig config;
+  ASSERT_TRUE(serve({"--retrieved-entries", "8", "--fallback-citations", "8",
+                     "--answer-temperature", "0.7", "--history-messages", "0"},
+                    config)
+                  .ok());
+  EXPECT_EQ(config.desk.tunables.retrieved_entries, 8);
+  EXPECT_EQ(config.desk.tunables.fallback_citations, 8u);
+  EXPECT_EQ(config.desk.tunables.answer_temperature, 0.7);
+  EXPECT_EQ(config.desk.tunables.history_messages, 0u);
+  EXPECT_EQ(refusal({"--retrieved-entries", "0"}), "--retrieved-entries must be between 1 and 50");
+  EXPECT_EQ(refusal({"--answer-temperature", "2.5"}),
+            "--answer-temperature must be between 0 and 2");
+  EXPECT_EQ(refusal({"--fallback-citations", "6"}),
+            "--fallback-citations 6 is more than --retrieved-entries 5: a fallback offers some of "
+            "the entries retrieved");
+}
+
+TEST(ServeConfig, PerSequenceCachesAtMostParallelPrefixesAndDefaultsToThat) {
+  const std::string why =
+      refusal({"--kv-layout", "per-sequence", "--parallel", "8", "--prefix-cache-entries", "9"});
+  EXPECT_EQ(why.rfind("--prefix-cache-entries 9 is more than --parallel 8: with --kv-layout "
+                      "per-sequence",
+                      0),
+            0u)
+      << why;
+
+  ServeConfig left_out;
+  ASSERT_TRUE(serve({"--kv-layout", "per-sequence", "--parallel", "8"}, left_out).ok());
+  EXPECT_EQ(left_out.engine.prefix_cache_entries, 8);
+  ServeConfig given;
+  ASSERT_TRUE(
+      serve({"--kv-layout", "per-sequence", "--parallel", "8", "--prefix-cache-entries", "3"},
+            given)
+          .ok());
+  EXPECT_EQ(given.engine.prefix_cache_entries, 3);
+  ServeConfig unified;  // one buffer for all: the cache is bounded in cells, not by --parallel
+  ASSERT_TRUE(serve({"--parallel", "8", "--prefix-cache-entries", "40"}, unified).ok());
+  EXPECT_EQ(unified.engine.prefix_cache_entries, 40);
+
+  const ConfigFile file(
+      "[engine]\nkv-layout = \"per-sequence\"\nparallel = 4\n"
+      "prefix-cache-entries = 5\n");
+  const std::string from_file = refusal({"--config", file.path()});
+  EXPECT_EQ(from_file.rfind(file.path() + ":4: 'engine.prefix-cache-entries' 5 is more than", 0),
+            0u)
+      << from_file;
+}
+
+TEST(ServeConfig, ValuesLandTranslatedInTheirTargets) {
+  ServeConfig config;
+  ASSERT_TRUE(serve({"--aging-ms",
+                     "250",
+                     "--idle-timeout",
+                     "5",
+                     "--batch-window-ms",
+                     "7",
+                     "--early-release-ms",
+                     "3",
+                     "--shutdown-grace",
+                     "0",
+                     "--queue-limit-high",
+                     "1",
+                     "--queue-limit-normal",
+                     "2",
+                     "--queue-limit-low",
+                     "0",
+                     "--batching",
+                     "dynamic",
+                     "--kv-layout",
+                     "per-sequence",
+                     "--flash-attn",
+                     "off",
+                     "--kv-key-type",
+                     "q8_0",
+                     "--shared-prefix-attention",
+                     "off",
+                     "--weight-repack",
+                     "off",
+                     "--preemption",
+                     "recompute",
+                     "--log-level",
+                     "warning",
+                     "--cors-origins",
+                     "https://shop.example.com",
+                     "--warmup=false"},
+                    config)
+                  .ok());
+  EXPECT_EQ(config.engine.scheduling.aging, std::chrono::milliseconds(250));
+  EXPECT_EQ(config.http.idle_timeout, std::chrono::seconds(5));
+  EXPECT_EQ(config.engine.scheduling.batch_window, std::chrono::milliseconds(7));
+  EXPECT_EQ(config.engine.scheduling.early_release_after, std::chrono::milliseconds(3));
+  EXPECT_EQ(config.shutdown_grace, std::chrono::seconds(0));
+  EXPECT_EQ(config.engine.admission.queue_limit, (std::array<int, 3>{1, 2, 0}));
+  EXPECT_EQ(config.engine.scheduling.batching, sched::BatchingMode::kDynamic);
+  EXPECT_EQ(config.engine.kv_layout, EngineOptions::KvLayout::kPerSequence);
+  EXPECT_EQ(config.engine.flash_attention, EngineOptions::FlashAttention::kOff);
+  EXPECT_EQ(config.engine.key_type, EngineOptions::CacheType::kQ8_0);
+  EXPECT_FALSE(config.engine.shared_prefix_attention);
+  EXPECT_FALSE(config.engine.weight_repack);
+  EXPECT_FALSE(config.engine.warmup);
+  EXPECT_EQ(config.engine.preemption, EngineOptions::Preemption::kRecompute);
+  EXPECT_EQ(config.log_level, spdlog::level::warn);
+  EXPECT_TRUE(config.cross_origin.allows("https://shop.example.com"));
+  EXPECT_FALSE(config.cross_origin.allows("https://other.example.com"));
+}
+
+TEST(ServeConfig, TheFileSetsOptionsAndKeysAndTheirTenantsWeights) {
+  const ConfigFile file(
+      "[engine]\nparallel = 4\nkv-layout = \"per-sequence\"\n"
+      "[scheduling]\naging-ms = 100\n[http]\nidle-timeout = 3\n[desk]\ndesk-workers = 3\n"
+      "[[api_keys]]\nkey = \"sk-a\"\ntenant = \"shop\"\nweight = 3.0\n");
+  ServeConfig config;
+  ASSERT_TRUE(serve({"--config", file.path(), "--parallel", "6"}, config).ok());
+  EXPECT_EQ(config.engine.parallel, 6);  // the flag wins
+  EXPECT_EQ(config.engine.kv_layout, EngineOptions::KvLayout::kPerSequence);
+  EXPECT_EQ(config.engine.prefix_cache_entries, 6);
+  EXPECT_EQ(config.engine.scheduling.aging, std::chrono::milliseconds(100));
+  EXPECT_EQ(config.http.idle_timeout, std::chrono::seconds(3));
+  EXPECT_EQ(config.desk.tunables.worker_threads, 3);
+  ASSERT_EQ(config.api_keys.size(), 1u);
+  EXPECT_EQ(config.api_keys[0].tenant, "shop");
+  EXPECT_EQ(config.engine.scheduling.tenant_weights.at("shop"), 3.0);
+}
+
+TEST(ServeConfig, EveryOptionHasItsOwnKeyAndIsInTheHelp) {
+  CLI::App app;
+  ServeConfig config;
+  ServeOptions options(app, config);
+  const std::string help = app.help();
+  std::set<std::string> keys;
+  const std::set<std::string> sections = {"log",  "engine",     "upstream",
+                                          "http", "scheduling", "desk"};
+  for (const DeclaredOption* option : options.table().options()) {
+    EXPECT_TRUE(keys.insert(option->key()).second) << option->key() << " is declared twice";
+    EXPECT_TRUE(sections.contains(option->key().substr(0, option->key().find('.'))))
+        << option->key();
+    EXPECT_NE(help.find(option->flag() + " "), std::string::npos) << option->flag();
+  }
+  for (const char* key : {"log.log-level", "engine.parallel", "upstream.upstream", "http.port",
+                          "scheduling.aging-ms", "desk.kb"}) {
+    EXPECT_TRUE(keys.contains(key)) << key;
+  }
+}
+
+}  // namespace
+}  // namespace supportd::app
