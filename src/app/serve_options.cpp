@@ -56,6 +56,9 @@ const Choices<EngineOptions::Preemption> kPreemption{
     {"recompute", EngineOptions::Preemption::kRecompute},
     {"off", EngineOptions::Preemption::kOff}};
 
+const Choices<Role> kRoles{
+    {"all", Role::kAll}, {"gateway", Role::kGateway}, {"engine", Role::kEngine}};
+
 const Choices<sched::BatchingMode> kBatching{{"continuous", sched::BatchingMode::kContinuous},
                                              {"dynamic", sched::BatchingMode::kDynamic}};
 
@@ -374,6 +377,57 @@ void declare_desk(OptionTable& table, ServeConfig& config) {
   });
 }
 
+// The scale-out roles: which part of a cluster this process is and how it reaches NATS.
+void declare_cluster(OptionTable& table, ServeConfig& config) {
+  OptionSection cluster = table.section("cluster", "Scale-out over NATS JetStream");
+  ClusterConfig& c = config.cluster;
+  cluster.choice("role", c.role, kRoles, Role::kAll,
+                 "all: one process; gateway: HTTP, desk and sessions, requests run on engine "
+                 "nodes; engine: a model serving gateways (HTTP: /health, /ready, /metrics)");
+  cluster.value("nats", c.nats_url, "",
+                "NATS server with JetStream, nats://host:port (comma-separated for several); "
+                "required by --role gateway and engine");
+  cluster.value("node-id", c.node_id, "",
+                "This gateway's or engine's id in the cluster: letters, digits and '-' (default: "
+                "host name, pid and a random suffix)");
+  cluster
+      .duration<milliseconds>("ack-wait-ms", c.settings.ack_wait, 4000,
+                              "A request whose engine went silent this long is resumed on "
+                              "another engine")
+      .at_least(500);
+  cluster
+      .value("max-deliver", c.settings.max_deliver, 5,
+             "Engines one request may be tried on before it ends with an error")
+      .between(1, 100);
+  cluster
+      .value("cluster-queue", c.settings.queue_bound, 1024,
+             "Requests per priority class queued in the cluster before more are refused (429)")
+      .at_least(1);
+  cluster
+      .duration<milliseconds>("drain-ms", c.drain, 10000,
+                              "On SIGTERM an engine node lets its requests end this long, then "
+                              "hands the rest to other engines")
+      .at_least(0);
+  table.rule([&c] {
+    if (c.role != Role::kAll && c.nats_url.empty())
+      return Status(Error::invalid(fmt::format("--role {} needs --nats URL", kRoles.name(c.role))));
+    if (c.role == Role::kAll && !c.nats_url.empty())
+      return Status(Error::invalid("--nats is for --role gateway or engine"));
+    if (c.node_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789-") != std::string::npos)
+      return Status(
+          Error::invalid("--node-id " + c.node_id + " may hold only letters, digits and '-'"));
+    return Status();
+  });
+  table.rule([&config] {
+    if (config.cluster.role != Role::kGateway) return Status();
+    if (!config.engine.model_path.empty() || !config.upstream.url.empty())
+      return Status(Error::invalid(
+          "--role gateway runs no model: --model and --upstream belong to the engine nodes"));
+    return Status();
+  });
+}
+
 }  // namespace
 
 void declare_serve_options(OptionTable& table, ServeConfig& config) {
@@ -387,6 +441,7 @@ void declare_serve_options(OptionTable& table, ServeConfig& config) {
   declare_http(table, config);
   declare_scheduling(table, config);
   declare_desk(table, config);
+  declare_cluster(table, config);
 }
 
 }  // namespace supportd::app

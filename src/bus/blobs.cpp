@@ -72,8 +72,8 @@ Result<std::string> Blobs::wrap(std::string_view owner, std::string data) {
       for (const json::value& s : chunks)
         (void)jetstream_.remove(std::string(subjects::kBlobStream), s.get_uint64());
       Error error = stored.error();
-      error.message = fmt::format("storing a {}-byte message in chunks: {}", data.size(),
-                                  error.message);
+      error.message =
+          fmt::format("storing a {}-byte message in chunks: {}", data.size(), error.message);
       return error;
     }
     chunks.push_back(stored->sequence);

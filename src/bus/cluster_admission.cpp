@@ -38,11 +38,11 @@ std::optional<double> expected_wait_seconds(const ClusterSnapshot& cluster,
 std::optional<Error> refuse(const AdmissionFacts& facts, sched::Priority priority,
                             std::optional<std::chrono::duration<double>> time_left) {
   if (!facts.link_up) {
-    Error error = Error::make(
-        ErrorCode::kUnavailable,
-        fmt::format("the cluster's message bus (NATS) has been unreachable for {} ms; "
-                    "reconnecting",
-                    facts.link_down_for.count()));
+    Error error =
+        Error::make(ErrorCode::kUnavailable,
+                    fmt::format("the cluster's message bus (NATS) has been unreachable for {} ms; "
+                                "reconnecting",
+                                facts.link_down_for.count()));
     // Reconnection is tried every reconnect_wait; a restarted server takes a second or two.
     error.retry_after_s = ceil_seconds(std::max(2.0, 4 * facts.reconnect_wait.count() / 1000.0));
     return error;
@@ -56,10 +56,9 @@ std::optional<Error> refuse(const AdmissionFacts& facts, sched::Priority priorit
   const double rate = service_rate(cluster);
   const std::int64_t queued = cluster.queued[static_cast<std::size_t>(priority)];
   if (facts.queue_bound > 0 && queued >= facts.queue_bound) {
-    Error error = Error::make(
-        ErrorCode::kOverloaded,
-        fmt::format("the cluster's {} queue is full ({} requests)", priority_name(priority),
-                    queued));
+    Error error = Error::make(ErrorCode::kOverloaded,
+                              fmt::format("the cluster's {} queue is full ({} requests)",
+                                          priority_name(priority), queued));
     error.retry_after_s = rate > 0 ? ceil_seconds(static_cast<double>(queued) / rate) : 1;
     return error;
   }

@@ -19,9 +19,9 @@
 namespace supportd::bus {
 
 struct ClusterSnapshot {
-  int engines = 0;            // alive and ready
-  int slots = 0;              // requests they take at once, together
-  int held = 0;               // requests they hold now
+  int engines = 0;             // alive and ready
+  int slots = 0;               // requests they take at once, together
+  int held = 0;                // requests they hold now
   double completion_rate = 0;  // requests per second they complete together (0: unknown yet)
   double service_seconds = 0;  // mean start-to-end time of a request (0: unknown yet)
   // Requests per class stored and not yet taken by an engine, as last read, plus those this

@@ -31,7 +31,8 @@ Error nats_error(natsStatus status, std::string_view what, jsErrCode js_code) {
   std::string message = fmt::format("{}: {}", what, natsStatus_GetText(status));
   if (js_code != 0) message += fmt::format(" (JetStream error {})", static_cast<int>(js_code));
   const char* detail = nats_GetLastError(nullptr);
-  if (detail != nullptr && *detail != '\0' && status != NATS_TIMEOUT && status != NATS_NO_RESPONDERS)
+  if (detail != nullptr && *detail != '\0' && status != NATS_TIMEOUT &&
+      status != NATS_NO_RESPONDERS)
     message += fmt::format(" [{}]", detail);
   return Error::make(code, std::move(message));
 }
@@ -136,7 +137,7 @@ Result<std::unique_ptr<Connection>> Connection::open(const ConnectionOptions& op
   if (s == NATS_OK) s = natsOptions_SetMaxReconnect(raw, -1);  // forever
   if (s == NATS_OK) s = natsOptions_SetReconnectWait(raw, options.reconnect_wait.count());
   if (s == NATS_OK) s = natsOptions_SetReconnectJitter(raw, 50, 50);
-  if (s == NATS_OK) s = natsOptions_SetTimeout(raw, 1000);  // per connect attempt
+  if (s == NATS_OK) s = natsOptions_SetTimeout(raw, 1000);   // per connect attempt
   if (s == NATS_OK) s = natsOptions_SetSendAsap(raw, true);  // tokens leave at once
   if (s == NATS_OK) s = natsOptions_SetFailRequestsOnDisconnect(raw, true);
   if (s == NATS_OK) s = natsOptions_SetMaxPendingMsgs(raw, 1 << 20);
@@ -203,9 +204,9 @@ Result<std::unique_ptr<Subscription>> Connection::subscribe(
   auto impl = std::make_unique<Subscription::Impl>();
   impl->handler = std::move(handler);
   const std::string subject_text(subject);
-  natsStatus s = natsConnection_Subscribe(&impl->subscription, native_->connection,
-                                          subject_text.c_str(), Subscription::Impl::on_message,
-                                          impl.get());
+  natsStatus s =
+      natsConnection_Subscribe(&impl->subscription, native_->connection, subject_text.c_str(),
+                               Subscription::Impl::on_message, impl.get());
   if (s == NATS_OK) {
     s = natsSubscription_SetOnCompleteCB(impl->subscription, Subscription::Impl::on_complete,
                                          impl.get());
@@ -226,7 +227,8 @@ Result<std::string> Connection::request(std::string_view subject, std::string_vi
       natsConnection_Request(&reply, native_->connection, subject_text.c_str(), data.data(),
                              static_cast<int>(data.size()), timeout.count());
   if (s != NATS_OK) return nats_error(s, fmt::format("request on {}", subject));
-  std::string answer(natsMsg_GetData(reply), static_cast<std::size_t>(natsMsg_GetDataLength(reply)));
+  std::string answer(natsMsg_GetData(reply),
+                     static_cast<std::size_t>(natsMsg_GetDataLength(reply)));
   natsMsg_Destroy(reply);
   return answer;
 }

@@ -40,7 +40,7 @@ struct Flight {
   std::string request_id;
   std::string events_subject;
   std::uint64_t attempt = 1;
-  std::uint64_t next_sequence = 1;  // engine thread only
+  std::uint64_t next_sequence = 1;    // engine thread only
   std::atomic<bool> silenced{false};  // stop publishing (cancelled, superseded or given back)
   std::atomic<int> disposition{static_cast<int>(Disposition::kAck)};
 };
@@ -128,10 +128,10 @@ struct EngineWorker::State {
     Clock::time_point started;
   };
   mutable std::mutex mutex;
-  std::map<std::string, Held> held;                             // guarded by mutex
+  std::map<std::string, Held> held;                              // guarded by mutex
   std::unordered_map<std::string, Clock::time_point> cancelled;  // guarded by mutex
-  RateMeter meter;                                              // guarded by mutex
-  WorkerStats counters;                                         // guarded by mutex
+  RateMeter meter;                                               // guarded by mutex
+  WorkerStats counters;                                          // guarded by mutex
 
   void run();
   bool take_one();
@@ -143,9 +143,8 @@ struct EngineWorker::State {
   void give_back_all();
   // Asks the gateway of a redelivered request how far its customer's stream got.
   Result<ProgressReply> ask_progress(const WorkOrder& order, std::uint64_t attempt);
-  void publish_end(const std::string& subject, const std::string& request_id,
-                   std::uint64_t attempt, std::uint64_t sequence, engine::FinishReason reason,
-                   Error error);
+  void publish_end(const std::string& subject, const std::string& request_id, std::uint64_t attempt,
+                   std::uint64_t sequence, engine::FinishReason reason, Error error);
   int held_count() const {
     std::lock_guard lock(mutex);
     return static_cast<int>(held.size());
@@ -311,7 +310,7 @@ void EngineWorker::State::publish_end(const std::string& subject, const std::str
 }
 
 Result<ProgressReply> EngineWorker::State::ask_progress(const WorkOrder& order,
-                                                       std::uint64_t attempt) {
+                                                        std::uint64_t attempt) {
   const ProgressQuery query{order.request_id, attempt, options.engine_id};
   auto answer = connection.request(subjects::progress(order.gateway_id, order.request_id),
                                    encode(query), std::chrono::milliseconds(1000));
@@ -478,9 +477,9 @@ void EngineWorker::State::on_cancel(const Message& message) {
     if (entry.flight->request_id != order->request_id) continue;
     if (order->below_attempt != 0 && entry.flight->attempt >= order->below_attempt) continue;
     found = true;
-    const Disposition disposition = order->give_back   ? Disposition::kNak
+    const Disposition disposition = order->give_back            ? Disposition::kNak
                                     : order->below_attempt != 0 ? Disposition::kNone
-                                                               : Disposition::kAck;
+                                                                : Disposition::kAck;
     entry.flight->disposition = static_cast<int>(disposition);
     entry.flight->silenced = true;
     if (entry.submitted) local.cancel(entry.local_id);

@@ -95,9 +95,8 @@ Result<Stored> JetStream::store(std::string_view subject, std::string_view data,
   const std::string subject_text(subject);
   jsPubAck* ack = nullptr;
   jsErrCode code = static_cast<jsErrCode>(0);
-  const natsStatus s =
-      js_Publish(&ack, connection_.native().jetstream, subject_text.c_str(), data.data(),
-                 static_cast<int>(data.size()), &options, &code);
+  const natsStatus s = js_Publish(&ack, connection_.native().jetstream, subject_text.c_str(),
+                                  data.data(), static_cast<int>(data.size()), &options, &code);
   if (s != NATS_OK) {
     const std::string detail = last_error_text();
     if (code == JSStreamStoreFailedErr &&
@@ -231,9 +230,8 @@ Status Delivery::in_progress() {
 
 Status Delivery::ack() {
   natsMsg* reply = nullptr;
-  const natsStatus s = natsConnection_RequestString(&reply, impl_->connection,
-                                                    natsMsg_GetReply(impl_->msg), "+ACK",
-                                                    impl_->wait_ms);
+  const natsStatus s = natsConnection_RequestString(
+      &reply, impl_->connection, natsMsg_GetReply(impl_->msg), "+ACK", impl_->wait_ms);
   if (reply != nullptr) natsMsg_Destroy(reply);
   if (s != NATS_OK) return nats_error(s, "acknowledging");
   return {};
@@ -290,8 +288,8 @@ Result<std::optional<Delivery>> PullConsumer::take() {
     const std::string text = description != nullptr ? description : "";
     natsMsg_Destroy(msg);
     if (code == "404" || code == "408") return std::optional<Delivery>();  // nothing now
-    return Error::make(ErrorCode::kUnavailable,
-                       fmt::format("pulling from {}: status {} {}", impl_->next_subject, code, text));
+    return Error::make(ErrorCode::kUnavailable, fmt::format("pulling from {}: status {} {}",
+                                                            impl_->next_subject, code, text));
   }
   auto impl = std::make_unique<Delivery::Impl>();
   impl->msg = msg;

@@ -45,9 +45,9 @@ struct Stored {
 };
 
 struct ConsumerState {
-  std::uint64_t pending = 0;      // stored and not yet delivered
-  std::int64_t ack_pending = 0;   // delivered and not yet acknowledged
-  std::int64_t redelivered = 0;   // delivered more than once, among those
+  std::uint64_t pending = 0;     // stored and not yet delivered
+  std::int64_t ack_pending = 0;  // delivered and not yet acknowledged
+  std::int64_t redelivered = 0;  // delivered more than once, among those
 };
 
 class JetStream {

@@ -30,7 +30,8 @@ struct Connection::Native {
 // An error for a failed libnats call: kUnavailable for a lost or closed link, no responders and
 // timeouts as kDeadline, kTooLarge for an oversized message, kInternal otherwise. `what` says
 // what was being done; the message adds libnats' own text and the JetStream code when given.
-Error nats_error(natsStatus status, std::string_view what, jsErrCode js_code = static_cast<jsErrCode>(0));
+Error nats_error(natsStatus status, std::string_view what,
+                 jsErrCode js_code = static_cast<jsErrCode>(0));
 
 // Milliseconds on the steady clock (for the atomics above).
 inline std::int64_t steady_ms() {

@@ -30,8 +30,8 @@ class RateMeter {
   double busy_seconds(Clock::time_point now) const;  // total busy time until `now`
 
   int held_ = 0;
-  Clock::time_point since_;  // when held_ last changed
-  double busy_total_ = 0;    // busy seconds until since_
+  Clock::time_point since_;      // when held_ last changed
+  double busy_total_ = 0;        // busy seconds until since_
   std::deque<double> finishes_;  // busy_seconds() at each of the last completions
   double service_seconds_ = 0;
 };

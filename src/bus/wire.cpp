@@ -66,7 +66,8 @@ class Reader {
     if (!problem_) problem_ = fmt::format("{}: \"{}\" must be {}", what_, key, expected);
   }
   void fail_value(std::string_view key, std::string_view value) {
-    if (!problem_) problem_ = fmt::format("{}: \"{}\" has an unknown value '{}'", what_, key, value);
+    if (!problem_)
+      problem_ = fmt::format("{}: \"{}\" has an unknown value '{}'", what_, key, value);
   }
   // Takes the first problem of a nested object's reader.
   void absorb(const Reader& inner) {
@@ -94,10 +95,10 @@ Result<json::object> open(std::string_view data, std::string_view kind) {
   json::object& object = value.get_object();
   const json::value* version = object.if_contains("v");
   if (version == nullptr || !version->is_int64() || version->get_int64() != kWireVersion) {
-    return Error::make(ErrorCode::kCorrupt,
-                       fmt::format("a bus message ({}) has wire version {}; this node speaks {}",
-                                   kind, version != nullptr ? json::serialize(*version) : "none",
-                                   kWireVersion));
+    return Error::make(
+        ErrorCode::kCorrupt,
+        fmt::format("a bus message ({}) has wire version {}; this node speaks {}", kind,
+                    version != nullptr ? json::serialize(*version) : "none", kWireVersion));
   }
   return std::move(object);
 }
@@ -201,18 +202,17 @@ void decode_request(Reader& in, const json::object& object, engine::GenerationRe
 }
 
 json::object encode_completion(const engine::Completion& c) {
-  return json::object{
-      {"reason", engine::finish_reason_name(c.reason)},
-      {"usage", json::object{{"prompt_tokens", c.usage.prompt_tokens},
-                             {"completion_tokens", c.usage.completion_tokens},
-                             {"cached_tokens", c.usage.cached_tokens}}},
-      {"timings", json::object{{"queued_ms", c.timings.queued_ms},
-                               {"first_token_ms", c.timings.first_token_ms},
-                               {"total_ms", c.timings.total_ms}}},
-      {"error", json::object{{"code", error_code_name(c.error.code)},
-                             {"message", c.error.message},
-                             {"param", c.error.param},
-                             {"retry_after_s", c.error.retry_after_s}}}};
+  return json::object{{"reason", engine::finish_reason_name(c.reason)},
+                      {"usage", json::object{{"prompt_tokens", c.usage.prompt_tokens},
+                                             {"completion_tokens", c.usage.completion_tokens},
+                                             {"cached_tokens", c.usage.cached_tokens}}},
+                      {"timings", json::object{{"queued_ms", c.timings.queued_ms},
+                                               {"first_token_ms", c.timings.first_token_ms},
+                                               {"total_ms", c.timings.total_ms}}},
+                      {"error", json::object{{"code", error_code_name(c.error.code)},
+                                             {"message", c.error.message},
+                                             {"param", c.error.param},
+                                             {"retry_after_s", c.error.retry_after_s}}}};
 }
 
 std::optional<engine::FinishReason> parse_reason(std::string_view name) {

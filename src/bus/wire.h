@@ -36,10 +36,10 @@ struct StreamEvent {
   };
   Kind kind = Kind::kText;
   std::string request_id;
-  std::uint64_t attempt = 1;   // the JetStream delivery that produced the event
-  std::uint64_t sequence = 0;  // kText, kDone: 1, 2, ... per request, across attempts
-  std::string text;            // kText
-  std::string engine_id;       // kStarted
+  std::uint64_t attempt = 1;      // the JetStream delivery that produced the event
+  std::uint64_t sequence = 0;     // kText, kDone: 1, 2, ... per request, across attempts
+  std::string text;               // kText
+  std::string engine_id;          // kStarted
   engine::Completion completion;  // kDone
 };
 
@@ -75,9 +75,9 @@ struct CancelOrder {
 struct EngineLoad {
   std::string engine_id;
   engine::ModelCard model;
-  bool ready = false;     // serving (false while warming up or draining)
-  int slots = 0;          // requests it takes at once
-  int held = 0;           // requests it holds now
+  bool ready = false;          // serving (false while warming up or draining)
+  int slots = 0;               // requests it takes at once
+  int held = 0;                // requests it holds now
   double completion_rate = 0;  // requests finished per second, recent average (0: unknown)
   double service_seconds = 0;  // mean time from start to end of a request (0: unknown)
   int heartbeat_ms = 500;      // the next heartbeat comes within this (plus delays)

@@ -10,9 +10,9 @@ void expose_worker_metrics(obs::Registry& registry, const EngineWorker& worker) 
                                "Requests this engine node took from the queue and started");
   auto& finished = registry.gauge("supportd_node_finished_total",
                                   "Requests this engine node ended and acknowledged");
-  auto& resumed = registry.gauge(
-      "supportd_node_resumed_total",
-      "Redelivered requests this node continued after the text their customer had");
+  auto& resumed =
+      registry.gauge("supportd_node_resumed_total",
+                     "Redelivered requests this node continued after the text their customer had");
   auto& given_back = registry.gauge(
       "supportd_node_given_back_total",
       "Requests this node handed back to the queue (asked by a gateway, or stopping)");

@@ -1,15 +1,20 @@
-// A cluster in the test process: a real nats-server (started here, on a free port, with its own
-// store), engine nodes that are each a LlamaEngine on the tiny synthesized model driven by an
-// EngineWorker over a connection of its own (as separate processes would have), and a gateway
-// (RemoteEngine) over another connection. Every wait is bounded.
+// A cluster in the test process: a real nats-server (Debian's, with JetStream, as
+// scripts/services.sh runs it; started here on a free port with its own store, so that a test can
+// kill and restart it and no test sees another's streams), engine nodes that are each a LlamaEngine
+// on the tiny synthesized model driven by an EngineWorker over a connection of its own (as separate
+// processes would have), and a gateway (RemoteEngine) over another connection. Every wait is
+// bounded.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +23,7 @@
 #include "bus/engine_worker.h"
 #include "bus/subjects.h"
 #include "bus/wire.h"
+#include "collect_sink.h"
 #include "engine/llama/llama_engine.h"
 #include "engine/remote/remote_engine.h"
 #include "nats_server.h"
@@ -64,13 +70,13 @@ inline std::unique_ptr<Connection> connect(const std::string& url, const std::st
 class EventTap {
  public:
   EventTap(Connection& connection, const std::string& gateway) {
-    auto subscription = connection.subscribe(subjects::tokens_of_gateway(gateway),
-                                             [this](const Message& m) {
-                                               auto event = decode_stream_event(m.data);
-                                               if (!event) return;
-                                               std::lock_guard lock(mutex_);
-                                               events_.push_back(std::move(event).value());
-                                             });
+    auto subscription =
+        connection.subscribe(subjects::tokens_of_gateway(gateway), [this](const Message& m) {
+          auto event = decode_stream_event(m.data);
+          if (!event) return;
+          std::lock_guard lock(mutex_);
+          events_.push_back(std::move(event).value());
+        });
     EXPECT_TRUE(subscription.ok());
     if (subscription.ok()) subscription_ = std::move(subscription).value();
   }
@@ -85,8 +91,44 @@ class EventTap {
   std::unique_ptr<Subscription> subscription_;
 };
 
+// Checks the customer's pieces against the numbered events on the wire: every number once,
+// in order, each piece the text its number carried; returns the attempts that contributed.
+inline std::set<std::uint64_t> check_no_gap_no_repeat(const std::vector<std::string>& pieces,
+                                                      const std::vector<StreamEvent>& events,
+                                                      const std::string& request_id) {
+  std::map<std::uint64_t, std::map<std::uint64_t, std::string>> by_attempt;  // attempt -> seq
+  for (const StreamEvent& e : events) {
+    if (e.request_id == request_id && e.kind == StreamEvent::Kind::kText)
+      by_attempt[e.attempt][e.sequence] = e.text;
+  }
+  std::set<std::uint64_t> used;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const std::uint64_t sequence = i + 1;
+    bool found = false;
+    // The newest attempt that sent this number is the one the gateway kept.
+    for (auto it = by_attempt.rbegin(); it != by_attempt.rend() && !found; ++it) {
+      auto piece = it->second.find(sequence);
+      if (piece == it->second.end()) continue;
+      EXPECT_EQ(piece->second, pieces[i]) << "token " << sequence;
+      used.insert(it->first);
+      found = true;
+    }
+    EXPECT_TRUE(found) << "token " << sequence << " never went on the wire";
+  }
+  return used;
+}
+
 class ClusterTest : public ::testing::Test {
  protected:
+  // Skips the test when SUPPORTD_TEST_NATS is not set: the NATS tests run where
+  // scripts/services.sh (scripts/test.sh) provides nats-server with JetStream.
+  void SetUp() override {
+    if (std::getenv("SUPPORTD_TEST_NATS") == nullptr) {
+      GTEST_SKIP() << "SUPPORTD_TEST_NATS is not set: run through scripts/test.sh (or source "
+                      "scripts/services.sh) for the tests that need nats-server with JetStream";
+    }
+  }
+
   void start_nats(std::int64_t max_payload = 0) {
     dir_ = std::filesystem::temp_directory_path() /
            ("supportd-bus-" + std::to_string(::getpid()) + "-" +
@@ -149,6 +191,22 @@ class ClusterTest : public ::testing::Test {
     gateway_connections_.clear();
     nats_.reset();
     std::filesystem::remove_all(dir_);
+  }
+
+  // A request that streams until cancelled, returned once its first `pieces` tokens arrived
+  // (id 0, with the test failed, when it did not start).
+  struct Streaming {
+    engine::Engine::RequestId id = 0;
+    std::shared_ptr<supportd::testing::CollectSink> sink;
+  };
+  Streaming keep_busy(engine::remote::RemoteEngine& gateway, const std::string& prompt,
+                      std::size_t pieces = 1) {
+    Streaming streaming;
+    streaming.sink = std::make_shared<supportd::testing::CollectSink>();
+    auto id = gateway.submit(greedy(prompt, 100000), streaming.sink);
+    EXPECT_TRUE(id.ok()) << (id.ok() ? "" : id.error().message);
+    if (id.ok() && streaming.sink->wait_pieces(pieces)) streaming.id = *id;
+    return streaming;
   }
 
   static engine::GenerationRequest greedy(std::string prompt, int max_tokens) {

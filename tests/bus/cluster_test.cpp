@@ -56,14 +56,12 @@ TEST_F(ClusterTest, PriorityHoldsAcrossEngines) {
   add_engine(1, "engine-b");
   auto& gateway = add_gateway("gateway-a");
   ASSERT_TRUE(sees_engines(gateway, 2));
-  // Both engines busy: a short blocker on one, a long one on the other, so the slots free one
-  // at a time, far apart.
-  auto short_blocker = std::make_shared<CollectSink>();
-  auto long_blocker = std::make_shared<CollectSink>();
-  ASSERT_TRUE(gateway.submit(greedy("one", 60), short_blocker).ok());
-  ASSERT_TRUE(short_blocker->wait_pieces(1));
-  ASSERT_TRUE(gateway.submit(greedy("two", 1500), long_blocker).ok());
-  ASSERT_TRUE(long_blocker->wait_pieces(1));
+  // Both engines busy until a blocker is cancelled, so one slot frees while all three classes
+  // wait in the queue.
+  const Streaming first = keep_busy(gateway, "one");
+  ASSERT_NE(first.id, 0u);
+  const Streaming second = keep_busy(gateway, "two");
+  ASSERT_NE(second.id, 0u);
   // Then low, normal, high, in that order of arrival.
   std::map<std::string, std::shared_ptr<CollectSink>> sinks;
   for (auto priority : {sched::Priority::kLow, sched::Priority::kNormal, sched::Priority::kHigh}) {
@@ -73,15 +71,17 @@ TEST_F(ClusterTest, PriorityHoldsAcrossEngines) {
     ASSERT_TRUE(gateway.submit(request, sink).ok());
     sinks[sched::priority_name(priority)] = sink;
   }
+  ASSERT_TRUE(eventually([&] { return gateway.stats().waiting == 3; }));
+  gateway.cancel(first.id);
   for (auto& [name, sink] : sinks)
     ASSERT_TRUE(sink->wait()) << name;
+  // One slot served them one at a time: the high class first, then normal, then low.
   const double high = sinks["high"]->completion().timings.queued_ms;
   const double normal = sinks["normal"]->completion().timings.queued_ms;
   const double low = sinks["low"]->completion().timings.queued_ms;
   EXPECT_LT(high, normal);
   EXPECT_LT(normal, low);
-  gateway.cancel(1);  // ids are per gateway, from 1
-  gateway.cancel(2);
+  gateway.cancel(second.id);
 }
 
 TEST_F(ClusterTest, CancellingReachesTheEngineHoldingTheRequest) {
@@ -89,13 +89,11 @@ TEST_F(ClusterTest, CancellingReachesTheEngineHoldingTheRequest) {
   EngineNode& node = add_engine(1, "engine-a");
   auto& gateway = add_gateway("gateway-a");
   ASSERT_TRUE(sees_engines(gateway, 1));
-  auto sink = std::make_shared<CollectSink>();
-  auto id = gateway.submit(greedy("a long answer", 100000), sink);
-  ASSERT_TRUE(id.ok());
-  ASSERT_TRUE(sink->wait_pieces(3));
-  gateway.cancel(*id);
-  ASSERT_TRUE(sink->wait());
-  EXPECT_EQ(sink->completion().reason, engine::FinishReason::kCancelled);
+  const Streaming streaming = keep_busy(gateway, "a long answer", 3);
+  ASSERT_NE(streaming.id, 0u);
+  gateway.cancel(streaming.id);
+  ASSERT_TRUE(streaming.sink->wait());
+  EXPECT_EQ(streaming.sink->completion().reason, engine::FinishReason::kCancelled);
   // The engine drops it and acknowledges: nothing is held, nothing runs.
   EXPECT_TRUE(eventually([&] { return node.worker->stats().held == 0; }));
   EXPECT_TRUE(eventually([&] { return node.engine->stats().running == 0; }));
@@ -107,51 +105,22 @@ TEST_F(ClusterTest, ARequestCancelledWhileQueuedNeverRuns) {
   EngineNode& node = add_engine(1, "engine-a");
   auto& gateway = add_gateway("gateway-a");
   ASSERT_TRUE(sees_engines(gateway, 1));
-  auto blocker = std::make_shared<CollectSink>();
-  auto blocker_id = gateway.submit(greedy("busy", 100000), blocker);
-  ASSERT_TRUE(blocker_id.ok());
-  ASSERT_TRUE(blocker->wait_pieces(1));
+  const Streaming blocker = keep_busy(gateway, "busy");
+  ASSERT_NE(blocker.id, 0u);
   auto queued = std::make_shared<CollectSink>();
   auto queued_id = gateway.submit(greedy("waiting", 8), queued);
   ASSERT_TRUE(queued_id.ok());
   gateway.cancel(*queued_id);
   ASSERT_TRUE(queued->wait());
   EXPECT_EQ(queued->completion().reason, engine::FinishReason::kCancelled);
-  gateway.cancel(*blocker_id);
-  ASSERT_TRUE(blocker->wait());
+  gateway.cancel(blocker.id);
+  ASSERT_TRUE(blocker.sink->wait());
   // A later request runs; the cancelled one was never taken.
   auto after = std::make_shared<CollectSink>();
   ASSERT_TRUE(gateway.submit(greedy("after", 4), after).ok());
   ASSERT_TRUE(after->wait());
   EXPECT_EQ(node.worker->stats().taken, 2);
   EXPECT_TRUE(queued->pieces().empty());
-}
-
-// Checks the customer's pieces against the numbered events on the wire: every number once,
-// in order, each piece the text its number carried; returns the attempts that contributed.
-std::set<std::uint64_t> check_no_gap_no_repeat(const std::vector<std::string>& pieces,
-                                               const std::vector<StreamEvent>& events,
-                                               const std::string& request_id) {
-  std::map<std::uint64_t, std::map<std::uint64_t, std::string>> by_attempt;  // attempt -> seq
-  for (const StreamEvent& e : events) {
-    if (e.request_id == request_id && e.kind == StreamEvent::Kind::kText)
-      by_attempt[e.attempt][e.sequence] = e.text;
-  }
-  std::set<std::uint64_t> used;
-  for (std::size_t i = 0; i < pieces.size(); ++i) {
-    const std::uint64_t sequence = i + 1;
-    bool found = false;
-    // The newest attempt that sent this number is the one the gateway kept.
-    for (auto it = by_attempt.rbegin(); it != by_attempt.rend() && !found; ++it) {
-      auto piece = it->second.find(sequence);
-      if (piece == it->second.end()) continue;
-      EXPECT_EQ(piece->second, pieces[i]) << "token " << sequence;
-      used.insert(it->first);
-      found = true;
-    }
-    EXPECT_TRUE(found) << "token " << sequence << " never went on the wire";
-  }
-  return used;
 }
 
 TEST_F(ClusterTest, AnEngineLeavingMidStreamHandsItOnWithNoGapNoRepeat) {
@@ -205,10 +174,8 @@ TEST_F(ClusterTest, ADeadlinePassingInTheQueueEndsTheRequest) {
   add_engine(1, "engine-a");
   auto& gateway = add_gateway("gateway-a");
   ASSERT_TRUE(sees_engines(gateway, 1));
-  auto blocker = std::make_shared<CollectSink>();
-  auto blocker_id = gateway.submit(greedy("busy", 100000), blocker);
-  ASSERT_TRUE(blocker_id.ok());
-  ASSERT_TRUE(blocker->wait_pieces(1));
+  const Streaming blocker = keep_busy(gateway, "busy");
+  ASSERT_NE(blocker.id, 0u);
   auto request = greedy("in a hurry", 4);
   request.deadline = engine::Clock::now() + std::chrono::milliseconds(300);
   auto sink = std::make_shared<CollectSink>();
@@ -216,7 +183,53 @@ TEST_F(ClusterTest, ADeadlinePassingInTheQueueEndsTheRequest) {
   ASSERT_TRUE(sink->wait(std::chrono::seconds(10)));
   EXPECT_EQ(sink->completion().reason, engine::FinishReason::kDeadline);
   EXPECT_EQ(sink->completion().error.code, ErrorCode::kDeadline);
-  gateway.cancel(*blocker_id);
+  gateway.cancel(blocker.id);
+}
+
+TEST_F(ClusterTest, ARequestLargerThanTheServersPayloadLimitTravelsInChunks) {
+  start_nats(/*max_payload=*/8192);
+  EngineNode& node = add_engine(1, "engine-a");
+  auto& gateway = add_gateway("gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 1));
+  std::string prompt;
+  while (prompt.size() < 20000)
+    prompt += "my parcel number " + std::to_string(prompt.size()) + " is late. ";
+  auto local = std::make_shared<CollectSink>();
+  ASSERT_TRUE(node.engine->submit(greedy(prompt, 8), local).ok());
+  ASSERT_TRUE(local->wait());
+  auto remote = std::make_shared<CollectSink>();
+  ASSERT_TRUE(gateway.submit(greedy(prompt, 8), remote).ok());
+  ASSERT_TRUE(remote->wait());
+  EXPECT_EQ(remote->completion().reason, engine::FinishReason::kLength)
+      << remote->completion().error.message;
+  EXPECT_EQ(remote->completion().usage.prompt_tokens, local->completion().usage.prompt_tokens);
+  EXPECT_EQ(remote->text(), local->text());
+}
+
+TEST_F(ClusterTest, WhileNatsIsAwayGatewaysRefuseWithRetryAfterAndRecoverByThemselves) {
+  start_nats();
+  add_engine(1, "engine-a");
+  auto& gateway = add_gateway("gateway-a");
+  ASSERT_TRUE(sees_engines(gateway, 1));
+  nats_->kill();
+  ASSERT_TRUE(eventually([&] { return !gateway.ready(); }));
+  auto refused = gateway.submit(greedy("anyone?", 4), std::make_shared<CollectSink>());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnavailable);
+  EXPECT_GE(refused.error().retry_after_s, 1);
+  ASSERT_TRUE(nats_->start());  // same port and store
+  ASSERT_TRUE(eventually([&] { return gateway.ready(); }));
+  auto sink = std::make_shared<CollectSink>();
+  ASSERT_TRUE(eventually([&] {
+    auto attempt = std::make_shared<CollectSink>();
+    if (!gateway.submit(greedy("back again", 6), attempt).ok()) return false;
+    sink = attempt;
+    return true;
+  }));
+  ASSERT_TRUE(sink->wait());
+  EXPECT_EQ(sink->completion().reason, engine::FinishReason::kLength)
+      << sink->completion().error.message;
+  EXPECT_EQ(sink->completion().usage.completion_tokens, 6);
 }
 
 }  // namespace

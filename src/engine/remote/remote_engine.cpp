@@ -42,12 +42,12 @@ struct Call {
   std::optional<Clock::time_point> started;      // the first attempt's start
   std::optional<Clock::time_point> first_token;  // the first token delivered
   Clock::time_point last_heard;                  // any event of the current attempt
-  bool holder_known = false;  // the current attempt started (an engine holds it)
-  std::uint64_t attempt = 1;      // the current attempt
-  std::uint64_t min_attempt = 1;  // events of attempts below are dropped
-  std::uint64_t delivered = 0;    // tokens passed to the sink
-  std::string text;               // their text
-  std::string wrapped;            // the stored message (a reference when it was large)
+  bool holder_known = false;                     // the current attempt started (an engine holds it)
+  std::uint64_t attempt = 1;                     // the current attempt
+  std::uint64_t min_attempt = 1;                 // events of attempts below are dropped
+  std::uint64_t delivered = 0;                   // tokens passed to the sink
+  std::string text;                              // their text
+  std::string wrapped;  // the stored message (a reference when it was large)
   std::uint64_t stream_sequence = 0;
   std::optional<Clock::time_point> paused_since;  // the holder went silent
   Clock::time_point next_queue_check;             // while paused
@@ -146,8 +146,8 @@ struct RemoteEngine::State {
   }
 
   // Gives up on a request that cannot go on. REQUIRES: mutex held (released inside).
-  void fail(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Call>& call,
-            ErrorCode code, std::string message) {
+  void fail(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Call>& call, ErrorCode code,
+            std::string message) {
     ++counters.lost;
     spdlog::warn("cluster: request {} ends: {}", call->wire_id, message);
     const FinishReason reason =
@@ -226,11 +226,9 @@ bool RemoteEngine::ready() const {
 Result<Engine::RequestId> RemoteEngine::submit(GenerationRequest request,
                                                std::shared_ptr<GenerationSink> sink) {
   State& s = *state_;
-  if (s.stopping.load())
-    return Error::make(ErrorCode::kUnavailable, "the server is shutting down");
+  if (s.stopping.load()) return Error::make(ErrorCode::kUnavailable, "the server is shutting down");
   bus::AdmissionFacts facts{s.view->snapshot(), s.connection.connected(), s.connection.down_for(),
-                            s.connection.options().reconnect_wait,
-                            s.options.cluster.queue_bound};
+                            s.connection.options().reconnect_wait, s.options.cluster.queue_bound};
   std::optional<std::chrono::duration<double>> time_left;
   if (request.deadline) time_left = *request.deadline - Clock::now();
   if (auto refusal = bus::refuse(facts, request.priority, time_left)) return *refusal;
@@ -243,9 +241,9 @@ Result<Engine::RequestId> RemoteEngine::submit(GenerationRequest request,
   call->sink = std::make_shared<SerialSink>(std::move(sink));
   call->submitted = call->last_heard = Clock::now();
   const std::string subject = bus::subjects::request(request.priority);
-  auto wrapped = s.blobs.wrap(call->wire_id,
-                              bus::encode(bus::WorkOrder{call->wire_id, s.options.gateway_id,
-                                                         std::move(request)}));
+  auto wrapped = s.blobs.wrap(
+      call->wire_id,
+      bus::encode(bus::WorkOrder{call->wire_id, s.options.gateway_id, std::move(request)}));
   if (!wrapped) return wrapped.error();
   call->wrapped = *wrapped;
   {
@@ -358,8 +356,8 @@ void RemoteEngine::State::on_event(const bus::Message& message) {
     return;
   }
   if (event->sequence > call->delivered + 1) {
-    spdlog::warn("cluster: {} skipped from token {} to {}; its engine hands it back",
-                 call->wire_id, call->delivered, event->sequence);
+    spdlog::warn("cluster: {} skipped from token {} to {}; its engine hands it back", call->wire_id,
+                 call->delivered, event->sequence);
     give_back(*call, event->attempt);
     return;
   }

@@ -32,18 +32,18 @@ namespace supportd::engine::remote {
 struct RemoteOptions {
   std::string gateway_id;  // unique in the cluster; empty: host name, pid and a random suffix
   bus::ClusterSettings cluster;
-  std::chrono::milliseconds queue_poll{200};  // how often queue depths are read
+  std::chrono::milliseconds queue_poll{200};      // how often queue depths are read
   std::chrono::milliseconds store_timeout{2000};  // waiting for JetStream to take a request
 };
 
 struct RemoteStats {
-  int engines = 0;                  // engine nodes alive and ready
-  std::int64_t submitted = 0;       // stored in the cluster's queue
-  std::int64_t resumed = 0;         // streams continued by another attempt after a pause
-  std::int64_t duplicates = 0;      // token events dropped: that number was delivered already
-  std::int64_t superseded = 0;      // events dropped from an attempt no longer current
-  std::int64_t gaps = 0;            // missing numbers that made a holder give a request back
-  std::int64_t lost = 0;            // requests ended with an error because none could go on
+  int engines = 0;                   // engine nodes alive and ready
+  std::int64_t submitted = 0;        // stored in the cluster's queue
+  std::int64_t resumed = 0;          // streams continued by another attempt after a pause
+  std::int64_t duplicates = 0;       // token events dropped: that number was delivered already
+  std::int64_t superseded = 0;       // events dropped from an attempt no longer current
+  std::int64_t gaps = 0;             // missing numbers that made a holder give a request back
+  std::int64_t lost = 0;             // requests ended with an error because none could go on
   double resume_pause_ms_total = 0;  // the customers' extra waits of the resumed streams
 };
 

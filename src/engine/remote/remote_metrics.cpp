@@ -21,18 +21,18 @@ void expose_remote_metrics(obs::Registry& registry, const RemoteEngine& engine) 
                               "Missing token numbers that made an engine hand a request back");
   auto& lost = registry.gauge("supportd_cluster_lost_total",
                               "Requests ended with an error because no engine could go on");
-  registry.on_collect([&engine, &engines, &submitted, &resumed, &pause, &duplicates, &superseded,
-                       &gaps, &lost] {
-    const RemoteStats stats = engine.remote_stats();
-    engines.get().set(stats.engines);
-    submitted.get().set(static_cast<double>(stats.submitted));
-    resumed.get().set(static_cast<double>(stats.resumed));
-    pause.get().set(stats.resume_pause_ms_total / 1000.0);
-    duplicates.get().set(static_cast<double>(stats.duplicates));
-    superseded.get().set(static_cast<double>(stats.superseded));
-    gaps.get().set(static_cast<double>(stats.gaps));
-    lost.get().set(static_cast<double>(stats.lost));
-  });
+  registry.on_collect(
+      [&engine, &engines, &submitted, &resumed, &pause, &duplicates, &superseded, &gaps, &lost] {
+        const RemoteStats stats = engine.remote_stats();
+        engines.get().set(stats.engines);
+        submitted.get().set(static_cast<double>(stats.submitted));
+        resumed.get().set(static_cast<double>(stats.resumed));
+        pause.get().set(stats.resume_pause_ms_total / 1000.0);
+        duplicates.get().set(static_cast<double>(stats.duplicates));
+        superseded.get().set(static_cast<double>(stats.superseded));
+        gaps.get().set(static_cast<double>(stats.gaps));
+        lost.get().set(static_cast<double>(stats.lost));
+      });
 }
 
 }  // namespace supportd::engine::remote
