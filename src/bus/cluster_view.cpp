@@ -60,7 +60,9 @@ struct ClusterView::State {
       if (!model) model = load->model;
       engines_until = std::max(engines_until, alive_until(*load, now));
     }
-    engines[load->engine_id] = {std::move(load).value(), now};
+    // The id is read before the load moves (the right side of `=` is evaluated first).
+    const std::string id = load->engine_id;
+    engines[id] = {std::move(load).value(), now};
   }
 
   void read_queues() {

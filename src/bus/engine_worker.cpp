@@ -20,87 +20,12 @@
 #include "bus/node_id.h"
 #include "bus/rate_meter.h"
 #include "bus/subjects.h"
+#include "bus/token_sink.h"
 #include "bus/wire.h"
 
 namespace supportd::bus {
-namespace {
 
 using engine::Clock;
-
-// What happens to a held request's message once it has ended.
-enum class Disposition {
-  kAck,   // done (or cancelled by its customer): it leaves the queue
-  kNak,   // handed back: another attempt resumes it
-  kNone,  // superseded by a newer attempt that holds it now: leave the message alone
-};
-
-// What the engine thread and the libnats threads share about one held request.
-struct Flight {
-  std::string key;  // request id and attempt
-  std::string request_id;
-  std::string events_subject;
-  std::uint64_t attempt = 1;
-  std::uint64_t next_sequence = 1;    // engine thread only
-  std::atomic<bool> silenced{false};  // stop publishing (cancelled, superseded or given back)
-  std::atomic<int> disposition{static_cast<int>(Disposition::kAck)};
-};
-
-struct Ended {
-  std::string key;
-  Clock::time_point when;
-};
-
-// Where sinks report that a request ended; shared so a late sink never touches a dead worker.
-struct Mailbox {
-  std::mutex mutex;
-  std::condition_variable wake;
-  std::deque<Ended> ended;  // guarded by mutex
-  bool work_hint = false;   // guarded by mutex: a gateway stored a request
-  bool redeclare = false;   // guarded by mutex: the link came back; declare the streams again
-};
-
-class EventSink final : public engine::GenerationSink {
- public:
-  EventSink(Connection& connection, std::shared_ptr<Flight> flight,
-            std::shared_ptr<Mailbox> mailbox)
-      : connection_(connection), flight_(std::move(flight)), mailbox_(std::move(mailbox)) {}
-
-  void on_text(std::string_view text) override {
-    StreamEvent event;
-    event.kind = StreamEvent::Kind::kText;
-    event.request_id = flight_->request_id;
-    event.attempt = flight_->attempt;
-    event.sequence = flight_->next_sequence++;
-    event.text = std::string(text);
-    if (flight_->silenced.load()) return;
-    if (Status s = connection_.publish(flight_->events_subject, encode(event)); !s)
-      spdlog::debug("bus: token {} of {} not sent: {}", event.sequence, event.request_id,
-                    s.error().message);
-  }
-
-  void on_done(const engine::Completion& completion) override {
-    if (!flight_->silenced.load()) {
-      StreamEvent event;
-      event.kind = StreamEvent::Kind::kDone;
-      event.request_id = flight_->request_id;
-      event.attempt = flight_->attempt;
-      event.sequence = flight_->next_sequence++;
-      event.completion = completion;
-      if (Status s = connection_.publish(flight_->events_subject, encode(event)); !s)
-        spdlog::warn("bus: the end of {} not sent: {}", event.request_id, s.error().message);
-    }
-    std::lock_guard lock(mailbox_->mutex);
-    mailbox_->ended.push_back({flight_->key, Clock::now()});
-    mailbox_->wake.notify_all();
-  }
-
- private:
-  Connection& connection_;
-  std::shared_ptr<Flight> flight_;
-  std::shared_ptr<Mailbox> mailbox_;
-};
-
-}  // namespace
 
 struct EngineWorker::State {
   State(Connection& c, engine::Engine& e, WorkerOptions o)
@@ -116,6 +41,12 @@ struct EngineWorker::State {
   std::unique_ptr<Subscription> cancel_subscription;
   std::unique_ptr<Subscription> work_subscription;
   std::thread thread;
+  // Heartbeats come from a thread of their own, so a slow pull or acknowledgement never makes
+  // gateways count this node as gone.
+  std::thread heartbeat;
+  std::mutex heartbeat_mutex;
+  std::condition_variable heartbeat_wake;
+  bool heartbeat_stop = false;  // guarded by heartbeat_mutex
   std::atomic<bool> stopping{false};
   std::atomic<bool> stopped{false};
   std::atomic<bool> abandon{false};  // leave what is still held to JetStream's redelivery
@@ -139,6 +70,7 @@ struct EngineWorker::State {
   void settle(const Ended& ended);
   void keep_alive();
   void publish_load();
+  void beat();
   void on_cancel(const Message& message);
   void give_back_all();
   // Asks the gateway of a redelivered request how far its customer's stream got.
@@ -198,6 +130,7 @@ Result<std::unique_ptr<EngineWorker>> EngineWorker::start(Connection& connection
   });
   s->meter.set_held(0, Clock::now());
   s->thread = std::thread([s] { s->run(); });
+  s->heartbeat = std::thread([s] { s->beat(); });
   spdlog::info("bus: engine node {} pulling from {} ({} slots, ack wait {} ms)",
                s->options.engine_id, subjects::kRequestStream, s->options.slots,
                s->options.cluster.ack_wait.count());
@@ -222,6 +155,13 @@ void EngineWorker::stop(std::chrono::milliseconds grace) {
     s.mailbox->wake.notify_all();
   }
   if (s.thread.joinable()) s.thread.join();
+  {
+    std::lock_guard lock(s.heartbeat_mutex);
+    s.heartbeat_stop = true;
+    s.heartbeat_wake.notify_all();
+  }
+  if (s.heartbeat.joinable()) s.heartbeat.join();
+  s.publish_load();  // says not ready: gateways stop counting this node
   s.connection.set_reconnected_handler(nullptr);
   s.cancel_subscription.reset();
   s.work_subscription.reset();
@@ -240,7 +180,6 @@ WorkerStats EngineWorker::stats() const {
 
 void EngineWorker::State::run() {
   auto next_alive = Clock::now();
-  auto next_load = Clock::now();
   const auto alive_every = std::max(options.cluster.ack_wait / 4, std::chrono::milliseconds(50));
   for (;;) {
     std::deque<Ended> ended;
@@ -263,21 +202,26 @@ void EngineWorker::State::run() {
       keep_alive();
       next_alive = now + alive_every;
     }
-    if (now >= next_load) {
-      publish_load();
-      next_load = now + options.heartbeat;
-    }
     if (!stopping.load() && held_count() < options.slots && local.ready() &&
         connection.connected() && take_one())
       continue;  // maybe another slot is free and more work waits
     std::unique_lock lock(mailbox->mutex);
-    const auto until = std::min({next_alive, next_load, Clock::now() + options.idle_poll});
+    const auto until = std::min(next_alive, Clock::now() + options.idle_poll);
     mailbox->wake.wait_until(lock, until, [&] {
       return !mailbox->ended.empty() || mailbox->work_hint || mailbox->redeclare ||
              abandon.load() || (stopping.load() && held_count() == 0);
     });
   }
-  publish_load();  // says not ready: gateways stop counting this node
+}
+
+void EngineWorker::State::beat() {
+  std::unique_lock lock(heartbeat_mutex);
+  while (!heartbeat_stop) {
+    lock.unlock();
+    publish_load();
+    lock.lock();
+    heartbeat_wake.wait_for(lock, options.heartbeat, [&] { return heartbeat_stop; });
+  }
 }
 
 bool EngineWorker::State::take_one() {
@@ -388,7 +332,7 @@ void EngineWorker::State::begin(Delivery delivery) {
     held.emplace(flight->key, std::move(entry));
     meter.set_held(static_cast<int>(held.size()), Clock::now());
   }
-  auto sink = std::make_shared<EventSink>(connection, flight, mailbox);
+  auto sink = std::make_shared<TokenSink>(connection, flight, mailbox);
   auto id = local.submit(std::move(order->request), sink);
   std::lock_guard lock(mutex);
   Held& entry = held.at(flight->key);

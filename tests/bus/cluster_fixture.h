@@ -190,7 +190,7 @@ class ClusterTest : public ::testing::Test {
     engines_.clear();
     gateway_connections_.clear();
     nats_.reset();
-    std::filesystem::remove_all(dir_);
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
   // A request that streams until cancelled, returned once its first `pieces` tokens arrived

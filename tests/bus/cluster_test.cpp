@@ -43,11 +43,16 @@ TEST_F(ClusterTest, EngineErrorsReachTheCustomerAsTheEnd) {
   auto& gateway = add_gateway("gateway-a");
   ASSERT_TRUE(sees_engines(gateway, 1));
   auto sink = std::make_shared<CollectSink>();
-  ASSERT_TRUE(gateway.submit(greedy("", 4), sink).ok());  // empty prompt: the engine refuses
+  // More tokens than the engine's context holds: the gateway cannot know, the engine refuses.
+  std::string prompt;
+  for (int i = 0; i < 20000; ++i)
+    prompt += " parcel";
+  ASSERT_TRUE(gateway.submit(greedy(prompt, 4), sink).ok());
   ASSERT_TRUE(sink->wait());
   EXPECT_EQ(sink->completion().reason, engine::FinishReason::kError);
-  EXPECT_EQ(sink->completion().error.code, ErrorCode::kInvalidArgument);
-  EXPECT_NE(sink->completion().error.message.find("empty"), std::string::npos);
+  EXPECT_EQ(sink->completion().error.code, ErrorCode::kTooLarge);
+  EXPECT_NE(sink->completion().error.message.find("context holds"), std::string::npos)
+      << sink->completion().error.message;
 }
 
 TEST_F(ClusterTest, PriorityHoldsAcrossEngines) {
@@ -125,16 +130,20 @@ TEST_F(ClusterTest, ARequestCancelledWhileQueuedNeverRuns) {
 
 TEST_F(ClusterTest, AnEngineLeavingMidStreamHandsItOnWithNoGapNoRepeat) {
   start_nats();
-  EngineNode& first = add_engine(1, "engine-a");
+  EngineNode& a = add_engine(1, "engine-a");
+  EngineNode& b = add_engine(1, "engine-b");
   auto& gateway = add_gateway("gateway-a");
   EventTap tap(*gateway_connections_.back(), "gateway-a");
-  ASSERT_TRUE(sees_engines(gateway, 1));
-  auto sink = std::make_shared<CollectSink>();
-  ASSERT_TRUE(gateway.submit(greedy("hand it over", 160), sink).ok());
-  ASSERT_TRUE(sink->wait_pieces(20));
-  EngineNode& second = add_engine(1, "engine-b");
   ASSERT_TRUE(sees_engines(gateway, 2));
-  first.worker->stop(std::chrono::milliseconds(0));  // hands what it holds back to the queue
+  constexpr int kTokens = 2000;
+  auto sink = std::make_shared<CollectSink>();
+  ASSERT_TRUE(gateway.submit(greedy("hand it over", kTokens), sink).ok());
+  ASSERT_TRUE(sink->wait_pieces(20));
+  // Whichever engine holds it leaves, handing it back to the queue; the other resumes it.
+  const bool a_holds = a.worker->stats().held == 1;
+  EngineNode& first = a_holds ? a : b;
+  EngineNode& second = a_holds ? b : a;
+  first.worker->stop(std::chrono::milliseconds(0));
   ASSERT_TRUE(sink->wait());
   EXPECT_EQ(sink->completion().reason, engine::FinishReason::kLength)
       << sink->completion().error.message;
@@ -145,7 +154,7 @@ TEST_F(ClusterTest, AnEngineLeavingMidStreamHandsItOnWithNoGapNoRepeat) {
   EXPECT_EQ(first.worker->stats().given_back, 1);
   EXPECT_EQ(gateway.remote_stats().resumed, 1);
   // max_tokens counts the whole answer, both engines' parts.
-  EXPECT_EQ(sink->completion().usage.completion_tokens, 160);
+  EXPECT_EQ(sink->completion().usage.completion_tokens, kTokens);
 }
 
 TEST_F(ClusterTest, WithNoEngineLeftAStreamEndsWithAnError) {
