@@ -28,7 +28,7 @@ using testing::ConfigFile;
 using testing::ServeProcess;
 
 // The answer to a one-shot question (POST /v1/answer).
-json::value answer(const ServeProcess& server, const std::string& question) {
+json::value ask(const ServeProcess& server, const std::string& question) {
   const auto r = testing::http_request(server.port(), "POST", "/v1/answer",
                                        json::serialize(json::object{{"question", question}}));
   EXPECT_EQ(r.status, 200) << r.body;
@@ -53,14 +53,14 @@ TEST(DeskServeFlags, ShowSynthesizedTextGeneratesAndCachesRepeatedQuestions) {
   ASSERT_TRUE(server.wait_ready(why)) << why;
   EXPECT_NE(server.log().find("--show-synthesized-text is on"), std::string::npos) << server.log();
 
-  const json::value first = answer(server, kQuestion);
+  const json::value first = ask(server, kQuestion);
   ASSERT_TRUE(first.is_object());
   EXPECT_EQ(first.at("source"), json::value("model")) << json::serialize(first);
   EXPECT_FALSE(first.at("text").as_string().empty());
   EXPECT_TRUE(first.at("timings").as_object().contains("generate"));
 
   for (int repeat = 0; repeat < 2; ++repeat) {
-    const json::value again = answer(server, kQuestion);
+    const json::value again = ask(server, kQuestion);
     ASSERT_TRUE(again.is_object());
     EXPECT_EQ(again.at("source"), json::value("cache")) << json::serialize(again);
     EXPECT_EQ(again.at("text"), first.at("text"));
@@ -68,7 +68,7 @@ TEST(DeskServeFlags, ShowSynthesizedTextGeneratesAndCachesRepeatedQuestions) {
   }
   // A different question is not a cache hit.
   const json::value other =
-      answer(server, "Could you write a short poem about old maps in the attic?");
+      ask(server, "Could you write a short poem about old maps in the attic?");
   ASSERT_TRUE(other.is_object());
   EXPECT_EQ(other.at("source"), json::value("model")) << json::serialize(other);
 }
@@ -78,7 +78,7 @@ TEST(DeskServeFlags, WithoutTheFlagASynthesizedModelNeverAnswers) {
   std::string why;
   ASSERT_TRUE(server.wait_ready(why)) << why;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    const json::value answer = answer(server, kQuestion);
+    const json::value answer = ask(server, kQuestion);
     ASSERT_TRUE(answer.is_object());
     EXPECT_EQ(answer.at("source"), json::value("fallback")) << json::serialize(answer);
   }
