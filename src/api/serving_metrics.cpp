@@ -22,6 +22,32 @@ void advance(obs::Counter& counter, double total) {
   counter.increment(total - counter.value());
 }
 
+// Measured numbers: negative means "not known" (and NaN never leaves as invalid JSON).
+json::value non_negative_or_null(double value) {
+  return value >= 0 ? json::value(value) : json::value(nullptr);
+}
+
+// The load over the window, as `supportd capacity --url` reads it.
+json::object capacity_json(const obs::LoadSummary& load, int slots) {
+  json::object classes;
+  for (int p = 0; p < engine::kPriorityCount; ++p) {
+    const auto& g = load.groups[static_cast<std::size_t>(p)];
+    classes[sched::priority_name(static_cast<sched::Priority>(p))] =
+        json::object{{"arrivals", g.arrivals},
+                     {"arrival_rate", non_negative_or_null(g.arrival_rate)},
+                     {"service_time_s", non_negative_or_null(g.service_mean_s)}};
+  }
+  return {{"window_s", load.window_s},
+          {"arrivals", load.arrivals},
+          {"arrival_rate", non_negative_or_null(load.arrival_rate)},
+          {"arrival_cv", non_negative_or_null(load.arrival_cv)},
+          {"served", load.served},
+          {"service_time_s", non_negative_or_null(load.service_mean_s)},
+          {"service_cv", non_negative_or_null(load.service_cv)},
+          {"slots", slots > 0 ? json::value(slots) : json::value(nullptr)},
+          {"classes", std::move(classes)}};
+}
+
 json::object percentiles_json(const obs::Percentiles& p) {
   return {{"count", p.count},       {"p50_ms", p.p50 * 1e3}, {"p90_ms", p.p90 * 1e3},
           {"p95_ms", p.p95 * 1e3},  {"p99_ms", p.p99 * 1e3}, {"max_ms", p.max * 1e3},
@@ -147,6 +173,14 @@ void ServingMetrics::record(const RequestRecord& r) {
   requests_.with({outcome_name(r.outcome), r.priority, r.tenant}).increment();
   const int p = priority_index(r.priority);
   outcomes_[p][static_cast<int>(r.outcome)].fetch_add(1);
+  // Capacity planning: when it arrived, and how long it held a slot (prefill to last token).
+  const auto now = obs::LoadWindow::Clock::now();
+  const auto arrived = r.total_seconds >= 0
+                           ? now - std::chrono::duration_cast<obs::LoadWindow::Clock::duration>(
+                                       std::chrono::duration<double>(r.total_seconds))
+                           : now;
+  const bool served = r.outcome == Outcome::kOk && r.total_seconds >= 0 && r.queue_seconds >= 0;
+  load_.add(p, arrived, served ? r.total_seconds - r.queue_seconds : -1, now);
   Windows& w = windows_[p];
   if (r.queue_seconds >= 0) {
     queue_.with(labels).observe(r.queue_seconds);
@@ -210,7 +244,8 @@ json::object ServingMetrics::stats_object() const {
                       {"preemption_saved_tokens", s.preemption_saved_tokens},
                       {"last_step_ms", s.last_step_ms},
                       {"busy_seconds", s.busy_seconds},
-                      {"threads", s.threads}};
+                      {"threads", s.threads},
+                      {"slots", s.slots}};
   json::object process{{"resident_bytes", usage.resident_bytes},
                        {"cpu_seconds", usage.cpu_seconds},
                        {"open_fds", usage.open_fds},
@@ -219,6 +254,7 @@ json::object ServingMetrics::stats_object() const {
                       {"window_s", 60},
                       {"engine", std::move(engine)},
                       {"classes", std::move(classes)},
+                      {"capacity", capacity_json(load_.summary(), s.slots)},
                       {"process", std::move(process)}};
 }
 

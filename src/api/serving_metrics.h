@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/engine.h"
+#include "obs/load_window.h"
 #include "obs/metrics.h"
 #include "obs/sliding_window.h"
 
@@ -38,8 +39,8 @@ class ServingMetrics {
   void record(const RequestRecord& record);
   void record_inter_token(const std::string& priority, const std::string& tenant, double seconds);
 
-  // The /v1/stats document: engine state and percentiles per class over the window (the
-  // handler adds the desk's part).
+  // The /v1/stats document: engine state, percentiles per class over the window, and the
+  // load over it for capacity planning ("capacity"); the handler adds the desk's part.
   boost::json::object stats_object() const;
 
   obs::Registry& registry() { return registry_; }
@@ -59,6 +60,7 @@ class ServingMetrics {
   obs::Family<obs::Histogram>& prompt_tokens_;
   obs::Family<obs::Histogram>& completion_tokens_;
   std::array<Windows, engine::kPriorityCount> windows_;
+  obs::LoadWindow load_{engine::kPriorityCount};
   std::array<std::array<std::atomic<std::int64_t>, 6>, engine::kPriorityCount> outcomes_{};
 };
 

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <initializer_list>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -26,10 +27,16 @@ inline int report_failure(const Error& error,
   return 1;
 }
 
+// A file a verb will write when done (a report): kInvalidArgument naming `flag` when `path` is
+// empty, a directory, or in a directory that does not exist. Checked before long work starts.
+Status check_output_file(const std::string& flag, const std::string& path);
+
 void add_model_command(CLI::App& app, int& exit_code);
 void add_serve_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_encoder_command(CLI::App& app, int& exit_code);
 void add_kb_command(CLI::App& app, int& exit_code);
+void add_capacity_command(CLI::App& app, int& exit_code);
+void add_tune_command(CLI::App& app, int& exit_code);
 
 }  // namespace supportd::app

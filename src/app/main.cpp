@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   supportd::app::add_bench_command(app, exit_code);
   supportd::app::add_encoder_command(app, exit_code);
   supportd::app::add_kb_command(app, exit_code);
+  supportd::app::add_capacity_command(app, exit_code);
+  supportd::app::add_tune_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

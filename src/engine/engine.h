@@ -46,6 +46,7 @@ struct EngineStats {
   double last_step_ms = 0;
   double busy_seconds = 0;  // spent computing (in llama_decode): its rate is the utilization
   int threads = 0;          // compute threads the last step used
+  int slots = 0;            // sequences that can run at once (0: not known, e.g. upstream)
 };
 
 class Engine {

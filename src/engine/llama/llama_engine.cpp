@@ -205,7 +205,9 @@ void LlamaEngine::cancel(RequestId id) {
 }
 
 EngineStats LlamaEngine::stats() const {
-  return loop_->stats();
+  EngineStats stats = loop_->stats();
+  stats.slots = options_.parallel;
+  return stats;
 }
 
 void LlamaEngine::shutdown() {

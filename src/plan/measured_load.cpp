@@ -1,0 +1,218 @@
+// Reading a bench report or supportd's /v1/stats into the inputs of a capacity plan.
+#include "plan/measured_load.h"
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+
+namespace supportd::plan {
+namespace json = boost::json;
+namespace {
+
+// The value at `path` inside `root`, or nullptr when a step is missing or not an object.
+const json::value* find(const json::value& root, std::initializer_list<std::string_view> path) {
+  const json::value* at = &root;
+  for (std::string_view key : path) {
+    if (!at->is_object()) return nullptr;
+    at = at->as_object().if_contains(key);
+    if (at == nullptr) return nullptr;
+  }
+  return at;
+}
+
+std::string dotted(std::initializer_list<std::string_view> path) {
+  std::string out;
+  for (std::string_view key : path) {
+    if (!out.empty()) out += '.';
+    out += key;
+  }
+  return out;
+}
+
+// Reads numbers out of one document, naming the document and the field in its errors.
+class Fields {
+ public:
+  Fields(const json::value& root, std::string where) : root_(root), where_(std::move(where)) {}
+
+  // A finite number; nullopt when missing or null; an error when anything else is there.
+  Result<std::optional<double>> number(std::initializer_list<std::string_view> path) const {
+    const json::value* v = find(root_, path);
+    if (v == nullptr || v->is_null()) return std::optional<double>();
+    if (!v->is_number() || !std::isfinite(v->to_number<double>())) {
+      return Error::invalid(
+          fmt::format("{}: {} is {}, not a number", where_, dotted(path), json::serialize(*v)));
+    }
+    return std::optional<double>(v->to_number<double>());
+  }
+
+  // The numbers of an array (nulls skipped); an error when it holds anything else.
+  Result<std::vector<double>> numbers(std::initializer_list<std::string_view> path) const {
+    std::vector<double> out;
+    const json::value* v = find(root_, path);
+    if (v == nullptr || v->is_null()) return out;
+    if (!v->is_array())
+      return Error::invalid(fmt::format("{}: {} is not an array", where_, dotted(path)));
+    for (const json::value& item : v->as_array()) {
+      if (item.is_null()) continue;
+      if (!item.is_number() || !std::isfinite(item.to_number<double>())) {
+        return Error::invalid(fmt::format("{}: {} holds {}, not a number", where_, dotted(path),
+                                          json::serialize(item)));
+      }
+      out.push_back(item.to_number<double>());
+    }
+    return out;
+  }
+
+  std::string text(std::initializer_list<std::string_view> path) const {
+    const json::value* v = find(root_, path);
+    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+  }
+
+ private:
+  const json::value& root_;
+  std::string where_;
+};
+
+Result<json::value> parse(std::string_view text, const std::string& where) {
+  boost::system::error_code ec;
+  json::value document = json::parse(text, ec);
+  if (ec) return Error::invalid(fmt::format("{} is not JSON: {}", where, ec.message()));
+  if (!document.is_object()) return Error::invalid(where + " is not a JSON object");
+  return document;
+}
+
+double mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values)
+    sum += v;
+  return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
+
+// The arrival CV of a run that was not Poisson, from the requests sent in each second: for a
+// renewal process the counts' variance / mean tends to ca^2. The first and last seconds (partly
+// outside the run) are left out; nullopt below 5 whole seconds.
+std::optional<double> cv_from_counts(std::vector<double> sent) {
+  if (sent.size() < 7) return std::nullopt;
+  sent.erase(sent.begin());
+  sent.pop_back();
+  const double m = mean(sent);
+  if (!(m > 0)) return std::nullopt;
+  double squares = 0;
+  for (double v : sent)
+    squares += (v - m) * (v - m);
+  return std::sqrt(squares / static_cast<double>(sent.size() - 1) / m);
+}
+
+// The try-or-return of Result for the readers below.
+#define PLAN_READ(variable, expression)                     \
+  auto variable##_result = (expression);                    \
+  if (!variable##_result) return variable##_result.error(); \
+  auto variable = std::move(*variable##_result)
+
+}  // namespace
+
+Result<MeasuredLoad> load_from_bench_report(std::string_view text, const std::string& path) {
+  const std::string where = "the bench report " + path;
+  auto document = parse(text, where);
+  if (!document) return document.error();
+  const Fields f(*document, where);
+  const json::value* version = find(*document, {"version"});
+  if (f.text({"tool"}) != "supportd bench" || version == nullptr || !version->is_int64()) {
+    return Error::invalid(path + " is not a report of supportd bench --json");
+  }
+  if (version->as_int64() != 1) {
+    return Error::invalid(fmt::format("{}: report version {}, this supportd reads version 1", path,
+                                      version->as_int64()));
+  }
+  MeasuredLoad m;
+  m.source = where;
+  const std::string mode = f.text({"config", "mode"});
+  PLAN_READ(rate, f.number({"config", "rate"}));
+  PLAN_READ(requests, f.number({"requests"}));
+  PLAN_READ(duration, f.number({"duration_s"}));
+  PLAN_READ(throughput, f.number({"request_throughput"}));
+  PLAN_READ(sent, f.numbers({"timeline", "sent"}));
+  if (mode == "poisson" && rate && *rate > 0) {
+    m.arrival_rate = *rate;
+    m.arrival_cv = 1;
+    m.notes.push_back("arrival rate: the run's Poisson rate (--rate); arrival CV 1 (Poisson)");
+  } else {
+    if (requests && duration && *duration > 0) m.arrival_rate = *requests / *duration;
+    m.notes.push_back(fmt::format("arrival rate: measured requests / duration of the {} run{}",
+                                  mode.empty() ? "unknown" : mode,
+                                  mode == "closed" ? " (closed loop: its throughput)" : ""));
+    m.arrival_cv = cv_from_counts(sent);
+    if (m.arrival_cv)
+      m.notes.push_back("arrival CV: from the dispersion of requests sent per second");
+  }
+  PLAN_READ(running, f.numbers({"timeline", "server", "running"}));
+  if (!running.empty() && throughput && *throughput > 0 && mean(running) > 0) {
+    m.service_time_s = mean(running) / *throughput;
+    m.servers = static_cast<int>(std::lround(*std::max_element(running.begin(), running.end())));
+    m.notes.push_back(
+        "service time: Little's law, mean sequences running (server polled) / completions per s");
+    m.notes.push_back("servers: the most sequences the server ran at once during the run");
+  } else {
+    PLAN_READ(e2e_ms, f.number({"classes", "all", "e2e_ms", "mean"}));
+    if (e2e_ms) m.service_time_s = *e2e_ms / 1e3;
+    m.notes.push_back(
+        "service time: mean end-to-end latency, which includes any wait (the server's queue was "
+        "not polled)");
+  }
+  for (int c = 0; c < kClasses; ++c) {
+    PLAN_READ(count, f.number({"classes", kClassNames[c], "requests"}));
+    if (count && requests && *requests > 0 && m.arrival_rate)
+      m.class_arrival_rate[c] = *m.arrival_rate * *count / *requests;
+  }
+  return m;
+}
+
+Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::string& url) {
+  const std::string where = "/v1/stats of " + url;
+  auto document = parse(body, where);
+  if (!document) return document.error();
+  if (find(*document, {"engine"}) == nullptr || find(*document, {"classes"}) == nullptr)
+    return Error::invalid(where + " is not supportd's statistics");
+  if (find(*document, {"capacity"}) == nullptr) {
+    return Error::make(ErrorCode::kUnsupported,
+                       where +
+                           " has no \"capacity\" section (a supportd older than this one); "
+                           "give the numbers on the command line");
+  }
+  const Fields f(*document, where);
+  MeasuredLoad m;
+  m.source = "supportd at " + url;
+  PLAN_READ(window, f.number({"capacity", "window_s"}));
+  PLAN_READ(rate, f.number({"capacity", "arrival_rate"}));
+  PLAN_READ(arrival_cv, f.number({"capacity", "arrival_cv"}));
+  PLAN_READ(service, f.number({"capacity", "service_time_s"}));
+  PLAN_READ(service_cv, f.number({"capacity", "service_cv"}));
+  PLAN_READ(slots, f.number({"capacity", "slots"}));
+  const std::string span = fmt::format("over the last {:.0f} s", window.value_or(0));
+  if (rate && *rate > 0) m.arrival_rate = *rate;
+  m.arrival_cv = arrival_cv;
+  if (service && *service > 0) m.service_time_s = *service;
+  m.service_cv = service_cv;
+  if (slots && *slots >= 1) {
+    m.servers = static_cast<int>(*slots);
+    m.slots_per_engine = m.servers;
+  }
+  m.notes.push_back("arrival rate and CV: requests that arrived, by their arrival times, " + span);
+  m.notes.push_back(
+      "service time and CV: time in a slot (start of prefill to last token) of "
+      "completed requests, " +
+      span);
+  m.notes.push_back("servers: the engine's slots (parallel sequences)");
+  for (int c = 0; c < kClasses; ++c) {
+    PLAN_READ(class_rate, f.number({"capacity", "classes", kClassNames[c], "arrival_rate"}));
+    PLAN_READ(class_service, f.number({"capacity", "classes", kClassNames[c], "service_time_s"}));
+    m.class_arrival_rate[c] = class_rate.value_or(0);
+    if (class_service && *class_service > 0) m.class_service_time_s[c] = class_service;
+  }
+  return m;
+}
+
+}  // namespace supportd::plan

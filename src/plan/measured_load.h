@@ -1,0 +1,49 @@
+// The numbers a capacity plan starts from, read from what supportd measured: a `supportd bench
+// --json` report, or a running supportd's /v1/stats (its "capacity" section). Each number is
+// optional (the command line fills or overrides it), and each comes with a note saying how it
+// was obtained, or that it was assumed.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace supportd::plan {
+
+constexpr int kClasses = 3;  // high, normal, low
+constexpr std::array<const char*, kClasses> kClassNames{"high", "normal", "low"};
+
+struct MeasuredLoad {
+  std::string source;                    // "the bench report FILE", "supportd at URL"
+  std::optional<double> arrival_rate;    // per second
+  std::optional<double> service_time_s;  // mean time a request holds a server (a slot)
+  std::optional<double> arrival_cv, service_cv;
+  std::optional<int> servers;  // slots measured or inferred
+  std::optional<int> slots_per_engine;
+  std::array<double, kClasses> class_arrival_rate{0, 0, 0};  // all 0: no class mix measured
+  std::array<std::optional<double>, kClasses> class_service_time_s;
+  std::vector<std::string> notes;
+};
+
+// From the text of a `supportd bench --json` report read from `path`. The arrival rate is the
+// offered Poisson rate (--rate), else measured requests / duration; the service time by
+// Little's law, mean running sequences / completions per second (with the server's queue
+// polled), else the mean end-to-end latency (noted as including any wait); servers the most
+// sequences seen running at once; the arrival CV 1 for Poisson, else from the dispersion of
+// requests sent per second; the service CV is not in a report (left unset).
+// kInvalidArgument naming `path` when the text is not JSON, not a bench report (another tool,
+// another version), or a field holds something other than a number.
+Result<MeasuredLoad> load_from_bench_report(std::string_view text, const std::string& path);
+
+// From the body of supportd's GET /v1/stats at `url`: its "capacity" section (arrival rate
+// and CV, service time and CV per slot over the last window, per class) and the engine's
+// slots. kInvalidArgument when the body is not that JSON; kUnsupported when it is supportd's
+// but has no "capacity" section (an older version).
+Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::string& url);
+
+}  // namespace supportd::plan

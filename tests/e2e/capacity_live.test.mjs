@@ -1,0 +1,74 @@
+// `supportd capacity --url` against a running supportd: after a few requests of two classes,
+// /v1/stats carries the load it measured ("capacity": arrivals, service time per slot, slots),
+// and the planner starts from those numbers (the engine's slots as servers and per engine).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { binary, startSupportd, synthesizeModel } from './supportd.mjs';
+
+const run = promisify(execFile);
+let server;
+
+before(async () => {
+  const model = await synthesizeModel('tiny');
+  server = await startSupportd(['--model', model, '--parallel', '3', '--ctx-size', '4096']);
+});
+
+after(async () => {
+  await server?.stop();
+});
+
+async function complete(priority) {
+  const r = await fetch(`${server.url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-priority': priority },
+    body: JSON.stringify({ prompt: 'Where is my parcel?', max_tokens: 8, ignore_eos: true,
+                           temperature: 0 }),
+  });
+  assert.equal(r.status, 200, await r.text());
+}
+
+test('an idle server reports no traffic, in valid JSON, and there is nothing to plan from', async () => {
+  const stats = await (await fetch(`${server.url}/v1/stats`)).json();
+  assert.equal(stats.capacity.arrivals, 0);
+  assert.equal(stats.capacity.arrival_rate, 0);
+  assert.equal(stats.capacity.classes.high.arrival_rate, 0);
+  assert.equal(stats.capacity.service_time_s, null);
+  await assert.rejects(run(binary, ['capacity', '--url', server.url], { timeout: 60000 }),
+                       (e) => e.code === 2 && /has no arrivals to plan from/.test(e.stderr));
+});
+
+test('plans from the load the server measured', async () => {
+  for (let i = 0; i < 12; i++) await complete(i % 4 === 0 ? 'high' : 'normal');
+
+  const stats = await (await fetch(`${server.url}/v1/stats`)).json();
+  const c = stats.capacity;
+  assert.equal(c.slots, 3);
+  assert.equal(stats.engine.slots, 3);
+  assert.equal(c.arrivals, 12);
+  assert.ok(c.arrival_rate > 0);
+  assert.equal(c.served, 12);
+  assert.ok(c.service_time_s > 0);
+  assert.equal(c.classes.high.arrivals, 3);
+  assert.equal(c.classes.normal.arrivals, 9);
+
+  const { stdout } = await run(binary, ['capacity', '--url', server.url, '--json'],
+                               { timeout: 60000 });
+  const plan = JSON.parse(stdout);
+  assert.equal(plan.inputs.servers, 3);
+  assert.equal(plan.inputs.slots_per_engine, 3);
+  assert.ok(Math.abs(plan.inputs.service_time_s - c.service_time_s) / c.service_time_s < 0.5);
+  assert.ok(plan.inputs.source.includes(server.url));
+  assert.equal(plan.classes.classes.length, 3);
+  for (const field of ['utilization', 'p_wait', 'mean_wait_s', 'wait_p95_s', 'wait_p99_s',
+                       'servers_needed', 'engines_needed']) {
+    assert.equal(typeof plan[field], 'number', field);
+  }
+});
+
+test('a server without /v1/stats fails with exit code 1, naming its answer', async () => {
+  // A base URL under which nothing answers: /nothing/v1/stats is a 404.
+  await assert.rejects(run(binary, ['capacity', '--url', `${server.url}/nothing`], { timeout: 60000 }),
+                       (e) => e.code === 1 && /HTTP 404/.test(e.stderr));
+});

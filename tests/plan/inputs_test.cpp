@@ -1,0 +1,132 @@
+// What a plan starts from: a `supportd bench --json` report (written here by the load
+// tester's own writer, so the field names cannot drift apart) and supportd's /v1/stats; and
+// the refusals of documents of the wrong kind, naming the file and the field.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "bench/report.h"
+#include "bench/report_json.h"
+#include "plan/measured_load.h"
+
+namespace supportd::plan {
+namespace {
+
+bench::Report open_loop_report() {
+  bench::Report r;
+  r.options.mode = bench::LoadMode::kPoisson;
+  r.options.rate = 4;
+  r.requests = 400;
+  r.ok = 400;
+  r.duration_s = 100;
+  r.request_throughput = 4;
+  r.classes[0].requests = 40;   // high
+  r.classes[1].requests = 360;  // normal
+  r.classes[3].requests = 400;  // all
+  r.classes[3].e2e_ms.count = 400;
+  r.classes[3].e2e_ms.mean = 2500;
+  for (int t = 0; t < 100; ++t) {
+    bench::ServerSample s;
+    s.time_s = t;
+    s.running = t % 2 == 0 ? 8 : 10;  // mean 9
+    s.waiting = 0;
+    r.server.push_back(s);
+    r.timeline.push_back({static_cast<double>(t), 4, 4, 0, 0, 0});
+  }
+  return r;
+}
+
+TEST(InputsTest, BenchReportOpenLoop) {
+  auto m = load_from_bench_report(bench::report_json(open_loop_report()), "run.json");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(*m->arrival_rate, 4);
+  EXPECT_EQ(*m->arrival_cv, 1);
+  // Little's law: 9 running on average / 4 completions per second = 2.25 s per request.
+  EXPECT_DOUBLE_EQ(*m->service_time_s, 2.25);
+  EXPECT_EQ(*m->servers, 10);
+  EXPECT_FALSE(m->service_cv.has_value());
+  EXPECT_DOUBLE_EQ(m->class_arrival_rate[0], 0.4);
+  EXPECT_DOUBLE_EQ(m->class_arrival_rate[1], 3.6);
+  EXPECT_EQ(m->class_arrival_rate[2], 0);
+  EXPECT_NE(m->source.find("run.json"), std::string::npos);
+}
+
+TEST(InputsTest, BenchReportWithoutServerPollingOrPoisson) {
+  bench::Report r = open_loop_report();
+  r.options.mode = bench::LoadMode::kClosed;
+  r.server.clear();
+  for (std::size_t t = 0; t < r.timeline.size(); ++t)
+    r.timeline[t].sent = t % 2 == 0 ? 2 : 6;  // mean 4, variance 4: ca^2 about 1
+  auto m = load_from_bench_report(bench::report_json(r), "closed.json");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_DOUBLE_EQ(*m->arrival_rate, 4);  // requests / duration
+  EXPECT_NEAR(*m->arrival_cv, 1, 0.02);
+  EXPECT_DOUBLE_EQ(*m->service_time_s, 2.5);  // the mean end-to-end latency, noted as such
+  EXPECT_FALSE(m->servers.has_value());
+  bool noted = false;
+  for (const std::string& note : m->notes)
+    noted = noted || note.find("includes any wait") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(InputsTest, RefusesDocumentsOfTheWrongKind) {
+  const std::pair<std::string, std::string> bad[] = {
+      {"not json", "is not JSON"},
+      {"[1, 2]", "is not a JSON object"},
+      {R"({"tool": "something else", "version": 1})", "is not a report of supportd bench"},
+      {R"({"tool": "supportd bench", "version": 7})", "report version 7"},
+      {R"({"tool": "supportd bench", "version": 1, "requests": "many"})",
+       "requests is \"many\", not a number"},
+      {R"({"tool": "supportd bench", "version": 1, "timeline": {"sent": [1, "x"]}})",
+       "timeline.sent holds \"x\""}};
+  for (const auto& [text, why] : bad) {
+    auto m = load_from_bench_report(text, "bad.json");
+    ASSERT_FALSE(m.ok()) << text;
+    EXPECT_EQ(m.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(m.error().message.find(why), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("bad.json"), std::string::npos) << m.error().message;
+  }
+}
+
+TEST(InputsTest, SupportdStats) {
+  const std::string body = R"({"model": "m", "engine": {"slots": 16}, "classes": {},
+    "capacity": {"window_s": 60, "arrivals": 120, "arrival_rate": 2, "arrival_cv": 1.1,
+      "served": 118, "service_time_s": 3.5, "service_cv": 0.4, "slots": 16,
+      "classes": {"high": {"arrivals": 12, "arrival_rate": 0.2, "service_time_s": 3},
+                  "normal": {"arrivals": 108, "arrival_rate": 1.8, "service_time_s": 3.6},
+                  "low": {"arrivals": 0, "arrival_rate": 0, "service_time_s": null}}}})";
+  auto m = load_from_supportd_stats(body, "http://127.0.0.1:1");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(*m->arrival_rate, 2);
+  EXPECT_EQ(*m->arrival_cv, 1.1);
+  EXPECT_EQ(*m->service_time_s, 3.5);
+  EXPECT_EQ(*m->service_cv, 0.4);
+  EXPECT_EQ(*m->servers, 16);
+  EXPECT_EQ(*m->slots_per_engine, 16);
+  EXPECT_EQ(m->class_arrival_rate[0], 0.2);
+  EXPECT_EQ(*m->class_service_time_s[1], 3.6);
+  EXPECT_FALSE(m->class_service_time_s[2].has_value());
+
+  // Idle: no arrivals, service time unknown; the rates are absent rather than zero.
+  auto idle = load_from_supportd_stats(
+      R"({"engine": {}, "classes": {}, "capacity": {"window_s": 60, "arrival_rate": 0,
+          "arrival_cv": null, "service_time_s": null, "service_cv": null, "slots": 4}})",
+      "u");
+  ASSERT_TRUE(idle.ok());
+  EXPECT_FALSE(idle->arrival_rate.has_value());
+  EXPECT_FALSE(idle->service_time_s.has_value());
+
+  auto older = load_from_supportd_stats(R"({"engine": {}, "classes": {}})", "u");
+  ASSERT_FALSE(older.ok());
+  EXPECT_EQ(older.error().code, ErrorCode::kUnsupported);
+  auto other = load_from_supportd_stats(R"({"status": "ok"})", "u");
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().code, ErrorCode::kInvalidArgument);
+  auto wrong = load_from_supportd_stats(
+      R"({"engine": {}, "classes": {}, "capacity": {"arrival_rate": "fast"}})", "u");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("capacity.arrival_rate"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace supportd::plan
