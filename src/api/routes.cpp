@@ -87,6 +87,19 @@ http::Router make_router(Services& s) {
   return router;
 }
 
+http::Router make_probe_router(Services& s) {
+  http::Router router;
+  auto probe = [&](const std::string& pattern, auto handler) {
+    router.add("GET", pattern, s.cross_origin.same_site([&s, handler](http::Request& request) {
+      return handler(s, request);
+    }));
+  };
+  probe("/health", health);
+  probe("/ready", ready);
+  probe("/metrics", metrics);
+  return router;
+}
+
 http::ServerOptions serve_routes_with(const Services& services, http::ServerOptions options) {
   options.label_errors = [cross_origin = services.cross_origin](const http::Request& request,
                                                                 http::Response& response) {

@@ -42,6 +42,9 @@ struct Services {
 };
 
 http::Router make_router(Services& services);
+// The probes alone (/health, /ready, /metrics): what an engine node of a cluster serves over
+// HTTP (supportd serve --role engine); its requests come over NATS.
+http::Router make_probe_router(Services& services);
 
 // `options` with what the routes ask of the server: the errors it answers before any route
 // (a body over the limit, a malformed request) carry the CORS headers open routes have; with

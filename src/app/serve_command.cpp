@@ -1,5 +1,7 @@
-// `supportd serve`: load the model (or connect to an upstream), start the HTTP server, run until
-// SIGINT/SIGTERM, then shut down gracefully.
+// `supportd serve`: load the model (or connect to an upstream, or to the cluster's engine nodes
+// with --role gateway), start the HTTP server, run until SIGINT/SIGTERM, then shut down
+// gracefully. With --role engine the model serves the cluster over NATS (bus/engine_worker.h)
+// and HTTP carries the probes only.
 #include <signal.h>
 #include <sys/resource.h>
 
@@ -18,7 +20,12 @@
 #include "app/log_format.h"
 #include "app/serve_config.h"
 #include "app/tracing_setup.h"
+#include "bus/connection.h"
+#include "bus/engine_worker.h"
+#include "bus/worker_metrics.h"
 #include "engine/llama/llama_engine.h"
+#include "engine/remote/remote_engine.h"
+#include "engine/remote/remote_metrics.h"
 #include "engine/upstream/upstream_engine.h"
 #include "http/server.h"
 #include "model/synth.h"
@@ -49,7 +56,27 @@ bool stop_requested(const sigset_t& signals) {
   return false;
 }
 
-Result<std::unique_ptr<engine::Engine>> make_engine(ServeConfig& config) {
+// The link to the cluster's NATS server, for --role gateway and engine (null for all).
+Result<std::unique_ptr<bus::Connection>> connect_cluster(const ClusterConfig& cluster) {
+  if (cluster.role == Role::kAll) return std::unique_ptr<bus::Connection>();
+  bus::ConnectionOptions options;
+  options.url = cluster.nats_url;
+  options.name = std::string("supportd-") +
+                 (cluster.role == Role::kGateway ? "gateway" : "engine") +
+                 (cluster.node_id.empty() ? "" : "-" + cluster.node_id);
+  return bus::Connection::open(options);
+}
+
+Result<std::unique_ptr<engine::Engine>> make_engine(ServeConfig& config, bus::Connection* nats) {
+  if (config.cluster.role == Role::kGateway) {
+    engine::remote::RemoteOptions options;
+    options.gateway_id = config.cluster.node_id;
+    options.cluster = config.cluster.settings;
+    auto remote = engine::remote::RemoteEngine::create(*nats, options);
+    if (!remote) return remote.error();
+    spdlog::info("gateway {} on {}", (*remote)->gateway_id(), config.cluster.nats_url);
+    return std::unique_ptr<engine::Engine>(std::move(remote).value());
+  }
   if (!config.upstream.url.empty()) {
     auto upstream = engine::upstream::UpstreamEngine::create(config.upstream);
     if (!upstream) return upstream.error();
@@ -96,10 +123,31 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);
   raise_file_limit();
 
-  auto engine = make_engine(config);
+  auto nats = connect_cluster(config.cluster);
+  if (!nats) {
+    fmt::print(stderr, "error: {}\n", nats.error().message);
+    return 1;
+  }
+  auto engine = make_engine(config, nats->get());
   if (!engine) {
     fmt::print(stderr, "error: {}\n", engine.error().message);
     return 1;
+  }
+  std::unique_ptr<bus::EngineWorker> worker;  // --role engine: pulls the cluster's requests
+  if (config.cluster.role == Role::kEngine) {
+    bus::WorkerOptions options;
+    options.engine_id = config.cluster.node_id;
+    options.slots = config.engine.parallel;
+    options.cluster = config.cluster.settings;
+    auto started = bus::EngineWorker::start(**nats, **engine, options);
+    if (!started) {
+      fmt::print(stderr, "error: {}\n", started.error().message);
+      (*engine)->shutdown();
+      return 1;
+    }
+    worker = std::move(started).value();
+    spdlog::info("engine node {} on {} ({} slots)", worker->engine_id(), config.cluster.nats_url,
+                 options.slots);
   }
   if (stop_requested(signals)) {
     spdlog::info("stopped while starting");
@@ -123,7 +171,12 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
                                          config.tracing.sample_ratio)
                            : "; no OTLP endpoint, nothing exported");
   }
-  auto desk = build_desk(config.desk, **engine, registry);
+  if (worker) bus::expose_worker_metrics(registry, *worker);
+  if (const auto* remote = dynamic_cast<const engine::remote::RemoteEngine*>(engine->get()))
+    engine::remote::expose_remote_metrics(registry, *remote);
+  const bool engine_node = config.cluster.role == Role::kEngine;
+  auto desk = engine_node ? Result<std::unique_ptr<DeskParts>>(std::unique_ptr<DeskParts>())
+                          : build_desk(config.desk, **engine, registry);
   if (!desk) {
     fmt::print(stderr, "error: {}\n", desk.error().message);
     (*engine)->shutdown();
@@ -141,11 +194,12 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
     monitor.emplace(config.anomaly.monitor);
     watch.emplace(metrics, *monitor, config.anomaly.leak);
   }
-  api::Services services{engine->get(), &access, &metrics, (*desk)->desk.get(), tracer.get()};
+  api::Services services{engine->get(), &access, &metrics,
+                         engine_node ? nullptr : (*desk)->desk.get(), tracer.get()};
   services.anomaly = monitor ? &*monitor : nullptr;
-  services.warnings = (*desk)->warnings;
+  if (!engine_node) services.warnings = (*desk)->warnings;
   services.cross_origin = config.cross_origin;
-  http::Router router = api::make_router(services);
+  http::Router router = engine_node ? api::make_probe_router(services) : api::make_router(services);
   http::Server server(api::serve_routes_with(services, config.http),
                       [&router](http::Request& request) { return router.dispatch(request); });
   if (Status status = server.start(); !status) {
@@ -170,6 +224,8 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   if (!server.wait_idle(config.shutdown_grace)) {
     spdlog::warn("cancelling {} requests still in flight", server.requests_in_flight());
   }
+  // An engine node lets its requests end, then hands the rest to other engines.
+  if (worker) worker->stop(config.cluster.drain);
   (*engine)->shutdown();  // anything left ends as cancelled, and its client is told so
   server.wait_idle(std::chrono::seconds(2));
   server.stop();

@@ -14,6 +14,7 @@
 #include "api/access.h"
 #include "app/desk_setup.h"
 #include "app/option_table.h"
+#include "bus/topology.h"
 #include "core/status.h"
 #include "engine/llama/llama_engine.h"
 #include "engine/upstream/upstream_engine.h"
@@ -50,6 +51,20 @@ struct TracingConfig {
   int queue_spans = 8192;     // spans waiting for the exporter at most; more are dropped
 };
 
+// Which part of a cluster this process is (docs/operations.md, "Scale-out"): everything in
+// one process, a gateway (HTTP, desk, sessions, admission; requests run on engine nodes over
+// NATS) or an engine node (a model that pulls requests from NATS; over HTTP only /health,
+// /ready and /metrics).
+enum class Role { kAll, kGateway, kEngine };
+
+struct ClusterConfig {
+  Role role = Role::kAll;
+  std::string nats_url;  // required by gateway and engine
+  std::string node_id;   // unique in the cluster; empty: host name, pid and a random suffix
+  bus::ClusterSettings settings;
+  std::chrono::milliseconds drain{10000};  // an engine node's held requests get this to end
+};
+
 // What serve runs with: complete once ServeOptions::finish() has succeeded.
 struct ServeConfig {
   spdlog::level::level_enum log_level = spdlog::level::info;
@@ -65,6 +80,7 @@ struct ServeConfig {
   std::vector<api::ApiKey> api_keys;  // [[api_keys]] tables in the config file
   DeskConfig desk;
   AnomalyConfig anomaly;
+  ClusterConfig cluster;
 };
 
 // The options of `serve`, declared on its CLI11 command, bound to a ServeConfig.

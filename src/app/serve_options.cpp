@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "app/serve_config.h"
+#include "app/serve_option_sections.h"
 #include "core/http_url.h"
 #include "model/presets.h"
 #include "sched/priority.h"
@@ -37,8 +38,6 @@ const Choices<level::level_enum> kLogLevels{
     {"warning", level::warn, false},
     {"err", level::err, false},
     {"critical", level::critical, false}};  // spdlog's own spellings, accepted quietly
-
-const Choices<bool> kOnOff{{"on", true}, {"off", false}};
 
 const Choices<LogFormat> kLogFormats{{"text", LogFormat::kText}, {"json", LogFormat::kJson}};
 
@@ -103,39 +102,6 @@ void declare_log(OptionTable& table, ServeConfig& config) {
   log.choice("log-format", config.log_format, kLogFormats, LogFormat::kText,
              "text: one line per event; json: one JSON object per line (time, level, message, "
              "trace and span ids, request id, tenant, route), personal data masked");
-}
-
-void declare_tracing(OptionTable& table, ServeConfig& config) {
-  OptionSection trace = table.section("trace", "Tracing (OpenTelemetry)");
-  TracingConfig& t = config.tracing;
-  trace.choice("tracing", t.enabled, kOnOff, true,
-               "Spans for every request (W3C traceparent in and out, slow-request lines, "
-               "GET /v1/traces); off: none of it");
-  trace
-      .value("otlp-endpoint", t.otlp_endpoint, "",
-             "OTLP/HTTP collector base URL (http://host:4318): spans are POSTed as protobuf to "
-             "<URL>/v1/traces (default: $OTEL_EXPORTER_OTLP_ENDPOINT; none: no export)")
-      .check([](const std::string& url, const std::string& shown) -> Status {
-        if (auto parsed = parse_http_url(url, shown); !parsed) return parsed.error();
-        return {};
-      });
-  trace
-      .value("trace-sample", t.sample_ratio, 1.0,
-             "Share of new traces exported, 0 to 1 (a caller's sampled traceparent is always "
-             "followed; failed and slow requests are kept whatever the ratio)")
-      .between(0.0, 1.0);
-  trace
-      .value("trace-slow-ms", t.slow_ms, 1000.0,
-             "Requests slower than this (time to first byte when streamed) are kept, logged "
-             "with their stage breakdown and listed by GET /v1/traces; 0: none")
-      .at_least(0.0)
-      .unit("ms");
-  trace.value("trace-ring", t.ring_traces, 256, "Slow or failed traces kept in memory")
-      .between(1, 100000);
-  trace
-      .value("otlp-queue-spans", t.queue_spans, 8192,
-             "Spans waiting for the exporter at most; more are dropped and counted")
-      .between(1, 1 << 22);
 }
 
 void declare_engine(OptionTable& table, ServeConfig& config) {
@@ -413,54 +379,6 @@ void declare_desk(OptionTable& table, ServeConfig& config) {
   });
 }
 
-void declare_anomaly(OptionTable& table, ServeConfig& config) {
-  OptionSection anomaly = table.section("anomaly", "Anomaly alerts");
-  AnomalyConfig& a = config.anomaly;
-  obs::anomaly::AlertOptions& alert = a.monitor.alert;
-  anomaly.choice("anomaly", a.on, kOnOff, true,
-                 "Watch latency, queues, throughput, refusals, errors and memory for anomalies "
-                 "(GET /v1/alerts, supportd_alert_active in /metrics)");
-  anomaly
-      .duration<milliseconds>("anomaly-interval-ms", a.interval, 1000,
-                              "Time between two readings of every watched signal")
-      .between(10, 60000);
-  anomaly
-      .value("anomaly-raise", alert.raise, 0.78,
-             "Anomaly score at which an alert is raised (higher: fewer, later alerts)")
-      .between(0.5, 1.0);
-  anomaly
-      .value("anomaly-clear", alert.clear, 0.62,
-             "Anomaly level a signal must stay under for an alert to clear")
-      .between(0.0, 1.0);
-  anomaly
-      .value("anomaly-clear-after", alert.clear_after, std::size_t{60},
-             "Readings in a row under --anomaly-clear that clear an alert")
-      .between(1, 86400);
-  anomaly
-      .value("anomaly-recent", a.monitor.kept_ended, std::size_t{50},
-             "Ended alerts GET /v1/alerts lists")
-      .between(0, 10000);
-  anomaly
-      .value("leak-alert-mb-per-1000", a.leak.alert_mb_per_1000, 200.0,
-             "Growth of anonymous memory per 1,000 requests, kept up over the leak watchdog's "
-             "last 5 checkpoints, that raises the memory_leak alert (MB)")
-      .at_least(0.0);
-  anomaly
-      .value("leak-every-requests", a.leak.every_requests, std::size_t{1000},
-             "Requests between two checkpoints of the leak watchdog")
-      .at_least(1);
-  anomaly
-      .value("leak-warm-up-requests", a.leak.warm_up_requests, std::size_t{5000},
-             "Requests before the leak watchdog's first checkpoint (the caches fill up first)")
-      .at_least(0);
-  table.rule([&alert] {
-    if (alert.clear <= alert.raise) return Status();
-    return Status(Error::invalid(fmt::format(
-        "--anomaly-clear {} is above --anomaly-raise {}: an alert clears below where it rises",
-        alert.clear, alert.raise)));
-  });
-}
-
 }  // namespace
 
 void declare_serve_options(OptionTable& table, ServeConfig& config) {
@@ -476,6 +394,7 @@ void declare_serve_options(OptionTable& table, ServeConfig& config) {
   declare_scheduling(table, config);
   declare_desk(table, config);
   declare_anomaly(table, config);
+  declare_cluster(table, config);
 }
 
 }  // namespace supportd::app

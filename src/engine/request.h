@@ -49,6 +49,11 @@ struct GenerationRequest {
   Priority priority = Priority::kNormal;
   std::string tenant;
   std::optional<Clock::time_point> deadline;  // finish by then or be refused / stopped
+  // The start of the answer, already given to the customer (a stream resumed on another engine
+  // node, bus/engine_worker.h): generation continues after it as if the engine had produced
+  // it. Its tokens count in max_tokens and usage.completion_tokens. Plain text: never parsed
+  // for control tokens.
+  std::string continuation;
 };
 
 enum class FinishReason {

@@ -4,22 +4,17 @@
 // same desk never generates (what customers get from a synthesized model).
 #include <gtest/gtest.h>
 
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "command_line.h"
 #include "http_client.h"
+#include "serve_process.h"
 #include "supportd_command.h"
 #include "test_model.h"
 
@@ -30,86 +25,15 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using testing::ConfigFile;
 
-// `supportd serve` with `flags` on an ephemeral port and its own data directory, stopped with
-// SIGTERM when the object goes.
-class ServeProcess {
- public:
-  explicit ServeProcess(const std::vector<std::string>& flags) {
-    directory_ = fs::temp_directory_path() / ("supportd-serve-flags-" + std::to_string(::getpid()) +
-                                              "-" + std::to_string(counter_++));
-    fs::remove_all(directory_);
-    fs::create_directories(directory_);
-    std::vector<std::string> argv = {SUPPORTD_BINARY, "serve",
-                                     "--port",        "0",
-                                     "--port-file",   (directory_ / "port").string(),
-                                     "--data-dir",    (directory_ / "data").string(),
-                                     "--log-level",   "warn"};
-    argv.insert(argv.end(), flags.begin(), flags.end());
-    const std::string log = (directory_ / "server.log").string();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (std::FILE* out = std::freopen(log.c_str(), "w", stdout)) ::dup2(::fileno(out), 2);
-      std::vector<char*> args;
-      for (std::string& a : argv)
-        args.push_back(a.data());
-      args.push_back(nullptr);
-      ::execv(args[0], args.data());
-      ::_exit(127);
-    }
-  }
-  ~ServeProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-    std::error_code ec;
-    fs::remove_all(directory_, ec);
-  }
+using testing::ServeProcess;
 
-  // Waits until /ready answers 200; false (with the server's log in `why`) when it does not
-  // within a minute or the process ended.
-  bool wait_ready(std::string& why) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        why = "supportd exited: " + log();
-        return false;
-      }
-      std::ifstream file(directory_ / "port");
-      int port = 0;
-      if (file >> port && port > 0) {
-        port_ = static_cast<std::uint16_t>(port);
-        if (testing::http_request(port_, "GET", "/ready").status == 200) return true;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    why = "supportd was not ready within a minute: " + log();
-    return false;
-  }
-
-  // The answer to a one-shot question (POST /v1/answer).
-  json::value answer(const std::string& question) {
-    const auto r = testing::http_request(port_, "POST", "/v1/answer",
-                                         json::serialize(json::object{{"question", question}}));
-    EXPECT_EQ(r.status, 200) << r.body;
-    return r.status == 200 ? json::parse(r.body) : json::value();
-  }
-
-  std::string log() const {
-    std::ifstream file(directory_ / "server.log");
-    return {std::istreambuf_iterator<char>(file), {}};
-  }
-
- private:
-  static inline int counter_ = 0;
-  fs::path directory_;
-  pid_t pid_ = -1;
-  std::uint16_t port_ = 0;
-};
+// The answer to a one-shot question (POST /v1/answer).
+json::value ask(const ServeProcess& server, const std::string& question) {
+  const auto r = testing::http_request(server.port(), "POST", "/v1/answer",
+                                       json::serialize(json::object{{"question", question}}));
+  EXPECT_EQ(r.status, 200) << r.body;
+  return r.status == 200 ? json::parse(r.body) : json::value();
+}
 
 // Nothing in the demo help centre answers this with confidence, and it is no FAQ question.
 constexpr const char* kQuestion = "Could you write a short poem about a lighthouse in the desert?";
@@ -129,14 +53,14 @@ TEST(DeskServeFlags, ShowSynthesizedTextGeneratesAndCachesRepeatedQuestions) {
   ASSERT_TRUE(server.wait_ready(why)) << why;
   EXPECT_NE(server.log().find("--show-synthesized-text is on"), std::string::npos) << server.log();
 
-  const json::value first = server.answer(kQuestion);
+  const json::value first = ask(server, kQuestion);
   ASSERT_TRUE(first.is_object());
   EXPECT_EQ(first.at("source"), json::value("model")) << json::serialize(first);
   EXPECT_FALSE(first.at("text").as_string().empty());
   EXPECT_TRUE(first.at("timings").as_object().contains("generate"));
 
   for (int repeat = 0; repeat < 2; ++repeat) {
-    const json::value again = server.answer(kQuestion);
+    const json::value again = ask(server, kQuestion);
     ASSERT_TRUE(again.is_object());
     EXPECT_EQ(again.at("source"), json::value("cache")) << json::serialize(again);
     EXPECT_EQ(again.at("text"), first.at("text"));
@@ -144,7 +68,7 @@ TEST(DeskServeFlags, ShowSynthesizedTextGeneratesAndCachesRepeatedQuestions) {
   }
   // A different question is not a cache hit.
   const json::value other =
-      server.answer("Could you write a short poem about old maps in the attic?");
+      ask(server, "Could you write a short poem about old maps in the attic?");
   ASSERT_TRUE(other.is_object());
   EXPECT_EQ(other.at("source"), json::value("model")) << json::serialize(other);
 }
@@ -154,7 +78,7 @@ TEST(DeskServeFlags, WithoutTheFlagASynthesizedModelNeverAnswers) {
   std::string why;
   ASSERT_TRUE(server.wait_ready(why)) << why;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    const json::value answer = server.answer(kQuestion);
+    const json::value answer = ask(server, kQuestion);
     ASSERT_TRUE(answer.is_object());
     EXPECT_EQ(answer.at("source"), json::value("fallback")) << json::serialize(answer);
   }

@@ -155,6 +155,10 @@ Result<Engine::RequestId> LlamaEngine::submit(GenerationRequest request,
   } else {
     sequence->tokens = model_->tokenize(request.prompt, /*add_bos=*/true, /*parse_special=*/true);
   }
+  // A resumed stream: the answer so far follows the prompt, as plain text.
+  const std::vector<Token> continued =
+      model_->tokenize(request.continuation, /*add_bos=*/false, /*parse_special=*/false);
+  sequence->tokens.insert(sequence->tokens.end(), continued.begin(), continued.end());
   const int prompt = static_cast<int>(sequence->tokens.size());
   if (prompt == 0)
     return Error::invalid("the prompt is empty", request.chat ? "messages" : "prompt");
@@ -167,7 +171,10 @@ Result<Engine::RequestId> LlamaEngine::submit(GenerationRequest request,
   }
   const int room = max_context_ - prompt;
   const int wanted = request.max_tokens > 0 ? request.max_tokens : options_.default_max_tokens;
-  sequence->max_new = std::min(wanted, room);
+  // The answer so far counts in max_tokens (at least one more token: its text may tokenize
+  // into more tokens than the engine that produced it generated).
+  sequence->max_new = std::min(std::max(wanted - static_cast<int>(continued.size()), 1), room);
+  sequence->continued = static_cast<int>(continued.size());
   sequence->prompt_size = sequence->tokens.size();
   sequence->cells = prompt + sequence->max_new;
   sequence->tokens.reserve(sequence->prompt_size + static_cast<std::size_t>(sequence->max_new));

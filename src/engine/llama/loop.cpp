@@ -223,8 +223,8 @@ void Loop::finish(Sequence& s, FinishReason reason, Error error) {
   Completion completion;
   completion.reason = reason;
   completion.error = std::move(error);
-  completion.usage.prompt_tokens = static_cast<int>(s.prompt_size);
-  completion.usage.completion_tokens = s.generated;
+  completion.usage.prompt_tokens = static_cast<int>(s.prompt_size) - s.continued;
+  completion.usage.completion_tokens = s.generated + s.continued;
   completion.usage.cached_tokens = static_cast<int>(s.reused);
   completion.timings.total_ms = ms_between(s.submitted, now);
   const bool was_admitted = s.admitted != Clock::time_point{};

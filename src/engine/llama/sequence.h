@@ -39,6 +39,7 @@ struct Sequence {
   std::size_t shared = 0;  // leading positions whose KV cells are the prefix cache's own
   int batch_index = -1;    // logits row in the current step, -1 when none
   int generated = 0;
+  int continued = 0;  // tokens of the request's continuation, at the end of the prompt tokens
   std::unique_ptr<Sampler> sampler;
   Utf8Stream utf8;
   StopMatcher stop{{}};

@@ -1,0 +1,156 @@
+// The sections of `supportd serve`'s options that operate it rather than serve with it:
+// tracing, the anomaly watch, and the scale-out roles. Declared as serve_options.cpp declares
+// the others (one line per option, by section), kept apart so each file stays one screenful
+// of sections.
+#include <fmt/format.h>
+
+#include "app/serve_config.h"
+#include "app/serve_option_sections.h"
+#include "core/http_url.h"
+
+namespace supportd::app {
+
+using std::chrono::milliseconds;
+
+const Choices<bool> kOnOff{{"on", true}, {"off", false}};
+
+namespace {
+
+const Choices<Role> kRoles{
+    {"all", Role::kAll}, {"gateway", Role::kGateway}, {"engine", Role::kEngine}};
+
+}  // namespace
+
+void declare_tracing(OptionTable& table, ServeConfig& config) {
+  OptionSection trace = table.section("trace", "Tracing (OpenTelemetry)");
+  TracingConfig& t = config.tracing;
+  trace.choice("tracing", t.enabled, kOnOff, true,
+               "Spans for every request (W3C traceparent in and out, slow-request lines, "
+               "GET /v1/traces); off: none of it");
+  trace
+      .value("otlp-endpoint", t.otlp_endpoint, "",
+             "OTLP/HTTP collector base URL (http://host:4318): spans are POSTed as protobuf to "
+             "<URL>/v1/traces (default: $OTEL_EXPORTER_OTLP_ENDPOINT; none: no export)")
+      .check([](const std::string& url, const std::string& shown) -> Status {
+        if (auto parsed = parse_http_url(url, shown); !parsed) return parsed.error();
+        return {};
+      });
+  trace
+      .value("trace-sample", t.sample_ratio, 1.0,
+             "Share of new traces exported, 0 to 1 (a caller's sampled traceparent is always "
+             "followed; failed and slow requests are kept whatever the ratio)")
+      .between(0.0, 1.0);
+  trace
+      .value("trace-slow-ms", t.slow_ms, 1000.0,
+             "Requests slower than this (time to first byte when streamed) are kept, logged "
+             "with their stage breakdown and listed by GET /v1/traces; 0: none")
+      .at_least(0.0)
+      .unit("ms");
+  trace.value("trace-ring", t.ring_traces, 256, "Slow or failed traces kept in memory")
+      .between(1, 100000);
+  trace
+      .value("otlp-queue-spans", t.queue_spans, 8192,
+             "Spans waiting for the exporter at most; more are dropped and counted")
+      .between(1, 1 << 22);
+}
+
+void declare_anomaly(OptionTable& table, ServeConfig& config) {
+  OptionSection anomaly = table.section("anomaly", "Anomaly alerts");
+  AnomalyConfig& a = config.anomaly;
+  obs::anomaly::AlertOptions& alert = a.monitor.alert;
+  anomaly.choice("anomaly", a.on, kOnOff, true,
+                 "Watch latency, queues, throughput, refusals, errors and memory for anomalies "
+                 "(GET /v1/alerts, supportd_alert_active in /metrics)");
+  anomaly
+      .duration<milliseconds>("anomaly-interval-ms", a.interval, 1000,
+                              "Time between two readings of every watched signal")
+      .between(10, 60000);
+  anomaly
+      .value("anomaly-raise", alert.raise, 0.78,
+             "Anomaly score at which an alert is raised (higher: fewer, later alerts)")
+      .between(0.5, 1.0);
+  anomaly
+      .value("anomaly-clear", alert.clear, 0.62,
+             "Anomaly level a signal must stay under for an alert to clear")
+      .between(0.0, 1.0);
+  anomaly
+      .value("anomaly-clear-after", alert.clear_after, std::size_t{60},
+             "Readings in a row under --anomaly-clear that clear an alert")
+      .between(1, 86400);
+  anomaly
+      .value("anomaly-recent", a.monitor.kept_ended, std::size_t{50},
+             "Ended alerts GET /v1/alerts lists")
+      .between(0, 10000);
+  anomaly
+      .value("leak-alert-mb-per-1000", a.leak.alert_mb_per_1000, 200.0,
+             "Growth of anonymous memory per 1,000 requests, kept up over the leak watchdog's "
+             "last 5 checkpoints, that raises the memory_leak alert (MB)")
+      .at_least(0.0);
+  anomaly
+      .value("leak-every-requests", a.leak.every_requests, std::size_t{1000},
+             "Requests between two checkpoints of the leak watchdog")
+      .at_least(1);
+  anomaly
+      .value("leak-warm-up-requests", a.leak.warm_up_requests, std::size_t{5000},
+             "Requests before the leak watchdog's first checkpoint (the caches fill up first)")
+      .at_least(0);
+  table.rule([&alert] {
+    if (alert.clear <= alert.raise) return Status();
+    return Status(Error::invalid(fmt::format(
+        "--anomaly-clear {} is above --anomaly-raise {}: an alert clears below where it rises",
+        alert.clear, alert.raise)));
+  });
+}
+
+// The scale-out roles: which part of a cluster this process is and how it reaches NATS.
+void declare_cluster(OptionTable& table, ServeConfig& config) {
+  OptionSection cluster = table.section("cluster", "Scale-out over NATS JetStream");
+  ClusterConfig& c = config.cluster;
+  cluster.choice("role", c.role, kRoles, Role::kAll,
+                 "all: one process; gateway: HTTP, desk and sessions, requests run on engine "
+                 "nodes; engine: a model serving gateways (HTTP: /health, /ready, /metrics)");
+  cluster.value("nats", c.nats_url, "",
+                "NATS server with JetStream, nats://host:port (comma-separated for several); "
+                "required by --role gateway and engine");
+  cluster.value("node-id", c.node_id, "",
+                "This gateway's or engine's id in the cluster: letters, digits and '-' (default: "
+                "host name, pid and a random suffix)");
+  cluster
+      .duration<milliseconds>("ack-wait-ms", c.settings.ack_wait, 4000,
+                              "A request whose engine went silent this long is resumed on "
+                              "another engine")
+      .at_least(500);
+  cluster
+      .value("max-deliver", c.settings.max_deliver, 5,
+             "Engines one request may be tried on before it ends with an error")
+      .between(1, 100);
+  cluster
+      .value("cluster-queue", c.settings.queue_bound, 1024,
+             "Requests per priority class queued in the cluster before more are refused (429)")
+      .at_least(1);
+  cluster
+      .duration<milliseconds>("drain-ms", c.drain, 10000,
+                              "On SIGTERM an engine node lets its requests end this long, then "
+                              "hands the rest to other engines")
+      .at_least(0);
+  table.rule([&c] {
+    if (c.role != Role::kAll && c.nats_url.empty())
+      return Status(Error::invalid(fmt::format("--role {} needs --nats URL", kRoles.name(c.role))));
+    if (c.role == Role::kAll && !c.nats_url.empty())
+      return Status(Error::invalid("--nats is for --role gateway or engine"));
+    if (c.node_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789-") != std::string::npos)
+      return Status(
+          Error::invalid("--node-id " + c.node_id + " may hold only letters, digits and '-'"));
+    return Status();
+  });
+  table.rule([&config] {
+    if (config.cluster.role != Role::kGateway) return Status();
+    if (!config.engine.model_path.empty() || !config.upstream.url.empty())
+      return Status(Error::invalid(
+          "--role gateway runs no model: --model and --upstream belong to the engine nodes"));
+    return Status();
+  });
+}
+
+}  // namespace supportd::app
