@@ -246,17 +246,17 @@ TEST(ServeConfig, EveryOptionHasItsOwnKeyAndIsInTheHelp) {
   ServeOptions options(app, config);
   const std::string help = app.help();
   std::set<std::string> keys;
-  const std::set<std::string> sections = {"log",  "trace",      "engine", "upstream", "http",
-                                          "scheduling", "desk", "anomaly"};
+  const std::set<std::string> sections = {"log",        "trace", "engine",  "upstream", "http",
+                                          "scheduling", "desk",  "anomaly", "cluster"};
   for (const DeclaredOption* option : options.table().options()) {
     EXPECT_TRUE(keys.insert(option->key()).second) << option->key() << " is declared twice";
     EXPECT_TRUE(sections.contains(option->key().substr(0, option->key().find('.'))))
         << option->key();
     EXPECT_NE(help.find(option->flag() + " "), std::string::npos) << option->flag();
   }
-  for (const char* key : {"log.log-level", "trace.otlp-endpoint", "engine.parallel",
-                          "upstream.upstream", "http.port", "scheduling.aging-ms", "desk.kb",
-                          "anomaly.anomaly"}) {
+  for (const char* key :
+       {"log.log-level", "trace.otlp-endpoint", "engine.parallel", "upstream.upstream", "http.port",
+        "scheduling.aging-ms", "desk.kb", "anomaly.anomaly", "cluster.role"}) {
     EXPECT_TRUE(keys.contains(key)) << key;
   }
 }

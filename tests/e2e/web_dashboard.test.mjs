@@ -166,6 +166,40 @@ test('the desk tiles and chart show what the desk did, and "Desk off" without it
   await page.close();
 });
 
+test('the slowest requests open a waterfall of their spans, bars inside the panel', bounded, async () => {
+  await traffic(2);
+  const page = await newPage(browser.context, 'dashboard-traces');
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await open(page, `${server.url}/dashboard`);
+  const request = page.locator('#traces button[data-trace]', { hasText: 'POST /v1/chat/completions' }).first();
+  await request.waitFor({ timeout: 15000 });
+  const row = request.locator('xpath=ancestor::tr');
+  assert.match(await row.locator('td.stages').textContent(), /chat .* ms/);
+  await request.click();
+  await page.locator('#waterfall .span-row[data-name="decode"]').waitFor({ timeout: 10000 });
+  const rows = await page.$$eval('#waterfall .span-row', (list) => list.map((r) => {
+    const track = r.querySelector('.track').getBoundingClientRect();
+    const bar = r.querySelector('.bar').getBoundingClientRect();
+    return { name: r.dataset.name, indent: parseFloat(r.querySelector('.span-name').style.paddingLeft),
+             inside: bar.left >= track.left - 0.5 && bar.right <= track.right + 0.5, width: bar.width };
+  }));
+  const names = rows.map((r) => r.name);
+  assert.equal(names[0], 'POST /v1/chat/completions');
+  for (const phase of ['queue', 'prefill', 'decode']) assert.ok(names.includes(phase), names.join(', '));
+  // queue, prefill and decode sit one level under the generation, which sits under the request.
+  const generation = rows.find((r) => r.name.startsWith('chat '));
+  assert.ok(generation, names.join(', '));
+  assert.equal(rows.find((r) => r.name === 'decode').indent, generation.indent + 14);
+  for (const r of rows) {
+    assert.ok(r.inside, `${r.name}'s bar leaves its track`);
+    assert.ok(r.width > 0, `${r.name} has no bar`);
+  }
+  await page.locator('#waterfall').scrollIntoViewIfNeeded();
+  await screenshot(page, 'dashboard-waterfall');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('the dashboard shows numbers and charts after some traffic', bounded, async () => {
   await traffic(6);
   const stats = await (await fetch(`${server.url}/v1/stats`)).json();
@@ -217,39 +251,5 @@ test('the dashboard shows numbers and charts after some traffic', bounded, async
   await page.getByText('Server unreachable, retrying').waitFor({ timeout: 10000 });
   await page.getByRole('alert').getByText(/Cannot load \/v1\/stats/).waitFor();
   await screenshot(page, 'dashboard-offline');
-  await page.close();
-});
-
-test('the slowest requests open a waterfall of their spans, bars inside the panel', bounded, async () => {
-  await traffic(2);
-  const page = await newPage(browser.context, 'dashboard-traces');
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await open(page, `${server.url}/dashboard`);
-  const request = page.locator('#traces button[data-trace]', { hasText: 'POST /v1/chat/completions' }).first();
-  await request.waitFor({ timeout: 15000 });
-  const row = request.locator('xpath=ancestor::tr');
-  assert.match(await row.locator('td.stages').textContent(), /chat .* ms/);
-  await request.click();
-  await page.locator('#waterfall .span-row[data-name="decode"]').waitFor({ timeout: 10000 });
-  const rows = await page.$$eval('#waterfall .span-row', (list) => list.map((r) => {
-    const track = r.querySelector('.track').getBoundingClientRect();
-    const bar = r.querySelector('.bar').getBoundingClientRect();
-    return { name: r.dataset.name, indent: parseFloat(r.querySelector('.span-name').style.paddingLeft),
-             inside: bar.left >= track.left - 0.5 && bar.right <= track.right + 0.5, width: bar.width };
-  }));
-  const names = rows.map((r) => r.name);
-  assert.equal(names[0], 'POST /v1/chat/completions');
-  for (const phase of ['queue', 'prefill', 'decode']) assert.ok(names.includes(phase), names.join(', '));
-  // queue, prefill and decode sit one level under the generation, which sits under the request.
-  const generation = rows.find((r) => r.name.startsWith('chat '));
-  assert.ok(generation, names.join(', '));
-  assert.equal(rows.find((r) => r.name === 'decode').indent, generation.indent + 14);
-  for (const r of rows) {
-    assert.ok(r.inside, `${r.name}'s bar leaves its track`);
-    assert.ok(r.width > 0, `${r.name} has no bar`);
-  }
-  await page.locator('#waterfall').scrollIntoViewIfNeeded();
-  await screenshot(page, 'dashboard-waterfall');
-  assert.deepEqual(page.problems, []);
   await page.close();
 });

@@ -61,12 +61,15 @@ export function duration(ms) {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
+// A DOM element: attributes (class, text, on<event> handlers, style as an object of CSS
+// properties set through CSSOM, anything else as an attribute), then its children.
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
     if (k === 'class') node.className = v;
     else if (k === 'text') node.textContent = v;
+    else if (k === 'style') Object.assign(node.style, v);  // CSSOM, which the pages' CSP allows
     else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v === true ? '' : v);
   }

@@ -45,15 +45,15 @@ function drawWaterfall(trace) {
     const left = (100 * span.start_ms) / total;
     const width = Math.max((100 * span.duration_ms) / total, 0.3);
     const bar = el('span', { class: `bar${span.status === 'error' ? ' failed' : ''}`,
-                             style: `left:${left}%;width:${Math.min(width, 100 - left)}%` });
+                             style: { left: `${left}%`, width: `${Math.min(width, 100 - left)}%` } });
     const track = el('span', { class: 'track' }, bar);
     for (const e of span.events || []) {
       track.append(el('span', { class: 'event', title: `${e.name} at ${fmt.ms(e.time_ms)}`,
-                                style: `left:${(100 * e.time_ms) / total}%` }));
+                                style: { left: `${(100 * e.time_ms) / total}%` } }));
     }
     const title = Object.entries(span.attributes || {}).map(([k, v]) => `${k}: ${v}`).join('\n');
     list.append(el('li', { class: 'span-row', 'data-name': span.name, title },
-      el('span', { class: 'span-name', style: `padding-left:${depth * 14}px`, text: span.name }),
+      el('span', { class: 'span-name', style: { paddingLeft: `${depth * 14}px` }, text: span.name }),
       track,
       el('span', { class: 'span-ms', text: fmt.ms(span.duration_ms) })));
   }
