@@ -18,6 +18,7 @@ packages=(
   libsqlite3-dev libicu-dev libhiredis-dev libpqxx-dev libnats-dev
   libfasttext-dev libhyperscan-dev libhnswlib-dev libeigen3-dev
   redis-server postgresql nats-server prometheus chromium wrk python3
+  protobuf-compiler
   libclang-rt-14-dev
 )
 missing=()
