@@ -67,8 +67,8 @@ net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
 
       ++self->server_.in_flight;
       auto& server = self->server_;
-      std::unique_ptr<RequestWatch> watch = server.options.watch ? server.options.watch(request)
-                                                                 : nullptr;
+      std::unique_ptr<RequestWatch> watch =
+          server.options.watch ? server.options.watch(request) : nullptr;
       Exchange exchange;
       Response response;
       try {
@@ -105,8 +105,7 @@ net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
       if (watch) watch->handled(response);  // before the first co_await: same thread
       bool ok;
       if (response.stream) {
-        ok = co_await self->write_deferred(response.stream, keep_alive, response.headers,
-                                           exchange);
+        ok = co_await self->write_deferred(response.stream, keep_alive, response.headers, exchange);
       } else {
         exchange.status = response.status;
         exchange.body_bytes = head ? 0 : response.body.size();
@@ -143,15 +142,12 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   // own, not the stream's (whose expiry closes the socket), so that a late client is told 408.
   net::steady_timer deadline(stream_.get_executor(), options.read_timeout);
   stream_.expires_never();
-  bhttp::request_parser<bhttp::string_body> parser;
+  Parser parser;
   parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
   parser.body_limit(options.body_limit);
   std::optional<Refusal> refusal;
   auto ec = co_await read_head(deadline, refusal);
-  if (!ec && !refusal) {
-    auto read = bhttp::async_read_header(stream_, buffer_, parser, as_tuple(use_awaitable));
-    std::tie(ec, std::ignore) = co_await before(deadline, std::move(read));
-  }
+  if (!ec && !refusal) ec = co_await read_until(deadline, parser, &Parser::is_header_done);
   // The headers as far as they were read, for the errors answered below (their CORS headers).
   // A local, not a temporary in the co_await: GCC 12 destroys such temporaries twice.
   Request seen;
@@ -170,10 +166,7 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
     auto write = net::async_write(stream_, net::buffer(kContinue), as_tuple(use_awaitable));
     std::tie(ec, std::ignore) = co_await before(deadline, std::move(write));
   }
-  if (!ec && !parser.is_done()) {
-    auto read = bhttp::async_read(stream_, buffer_, parser, as_tuple(use_awaitable));
-    std::tie(ec, std::ignore) = co_await before(deadline, std::move(read));
-  }
+  if (!ec) ec = co_await read_until(deadline, parser, &Parser::is_done);
   if (ec) {
     if (ec == bhttp::error::body_limit) {
       co_await write_error(413,
@@ -248,6 +241,20 @@ net::awaitable<std::tuple<boost::system::error_code, std::size_t>> Connection::b
   if (result.index() == 1)
     co_return std::tuple{make_error_code(beast::error::timeout), std::size_t{0}};
   co_return std::get<0>(result);
+}
+
+// One parser step at a time, each under the deadline: a cancellation that arrives between the
+// socket reads inside one longer composed read can be lost, and a client dribbling a byte at a
+// time would then never be told 408; here the expired timer ends the next step at once.
+net::awaitable<boost::system::error_code> Connection::read_until(net::steady_timer& deadline,
+                                                                 Parser& parser,
+                                                                 bool (Parser::*done)() const) {
+  boost::system::error_code ec;
+  while (!ec && !(parser.*done)()) {
+    auto read = bhttp::async_read_some(stream_, buffer_, parser, as_tuple(use_awaitable));
+    std::tie(ec, std::ignore) = co_await before(deadline, std::move(read));
+  }
+  co_return ec;
 }
 
 net::awaitable<bool> Connection::write_response(Response& response, bool keep_alive,

@@ -10,6 +10,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
 #include "http/reply_stream.h"
@@ -46,6 +47,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   net::awaitable<std::tuple<boost::system::error_code, std::size_t>> before(
       net::steady_timer& deadline,
       net::awaitable<std::tuple<boost::system::error_code, std::size_t>> operation);
+  using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+  // Reads into `parser` until `(parser.*done)()`, step by step under `deadline`; the first
+  // error, or beast::error::timeout once the deadline has passed.
+  net::awaitable<boost::system::error_code> read_until(net::steady_timer& deadline, Parser& parser,
+                                                       bool (Parser::*done)() const);
   // `head_only`: the answer to HEAD, its Content-Length that of the body it leaves out.
   net::awaitable<bool> write_response(Response& response, bool keep_alive, bool head_only = false);
   // Answers a JSON error and ends the connection with a lingering close; `seen` holds the
