@@ -34,8 +34,8 @@ struct Services {
   engine::Engine* engine = nullptr;
   Access* access = nullptr;
   ServingMetrics* metrics = nullptr;
-  desk::Desk* desk = nullptr;                       // the customer-service endpoints (absent: 404)
-  obs::trace::Tracer* tracer = nullptr;             // request spans, /v1/traces (absent: no tracing)
+  desk::Desk* desk = nullptr;            // the customer-service endpoints (absent: 404)
+  obs::trace::Tracer* tracer = nullptr;  // request spans, /v1/traces (absent: no tracing)
   obs::anomaly::AnomalyMonitor* anomaly = nullptr;  // GET /v1/alerts (absent: 404)
   http::CrossOrigin cross_origin;                   // which sites' pages may call (default: any)
   std::vector<std::string> warnings;                // degraded parts, shown in /ready's details

@@ -14,10 +14,10 @@ namespace supportd::http {
 
 // How one exchange ended.
 struct Exchange {
-  int status = 0;          // the status written (101 for a WebSocket upgrade); 0 when none was
-  bool written = false;    // the whole answer reached the socket
-  bool streamed = false;   // the body went out as a stream (server-sent events)
-  bool upgraded = false;   // the connection became a WebSocket
+  int status = 0;         // the status written (101 for a WebSocket upgrade); 0 when none was
+  bool written = false;   // the whole answer reached the socket
+  bool streamed = false;  // the body went out as a stream (server-sent events)
+  bool upgraded = false;  // the connection became a WebSocket
   std::size_t body_bytes = 0;
   // When the first byte of a streamed body was written (its head, then each chunk follow).
   std::chrono::steady_clock::time_point first_byte;

@@ -4,7 +4,6 @@
 // same desk never generates (what customers get from a synthesized model).
 #include <gtest/gtest.h>
 
-
 #include <boost/json.hpp>
 #include <chrono>
 #include <filesystem>

@@ -32,9 +32,8 @@ class Socket {
 
   void send(const std::string& text) {
     bounded([&](auto done) {
-      stream_.async_write(asio::buffer(text), [done](beast::error_code ec, std::size_t) {
-        done(ec);
-      });
+      stream_.async_write(asio::buffer(text),
+                          [done](beast::error_code ec, std::size_t) { done(ec); });
     });
   }
 
