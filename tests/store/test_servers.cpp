@@ -21,8 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include "loopback_ports.h"
+
 namespace supportd::store::testing {
 namespace {
+
+using supportd::testing::port_open;
 
 namespace fs = std::filesystem;
 
@@ -82,17 +86,6 @@ int run(const std::vector<std::string>& argv, const fs::path& log, bool as_postg
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-bool port_open(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool open = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-  ::close(fd);
-  return open;
-}
-
 void reap(pid_t& pid, int signal) {
   if (pid <= 0) return;
   ::kill(pid, SIGCONT);
@@ -128,18 +121,6 @@ fs::path postgres_template() {
 }
 
 }  // namespace
-
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t size = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 std::string required_env(const char* variable) {
   const char* value = std::getenv(variable);

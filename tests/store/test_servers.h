@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <string>
 
+#include "loopback_ports.h"
+
 namespace supportd::store::testing {
 
 // A free TCP port on 127.0.0.1 (bound and released; a small race with other processes).
-int free_port();
+using supportd::testing::free_port;
 
 // Address of the shared test server named by `variable` (SUPPORTD_TEST_REDIS,
 // SUPPORTD_TEST_POSTGRES): scripts/test.sh always sets them. Fails the test when missing.
