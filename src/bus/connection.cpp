@@ -61,6 +61,13 @@ void on_reconnected(natsConnection*, void* closure) {
   if (handler) handler();
 }
 
+void on_closed(natsConnection*, void* closure) {
+  auto* native = static_cast<Connection::Native*>(closure);
+  std::lock_guard lock(native->handler_mutex);
+  native->closed = true;
+  native->closed_cv.notify_all();
+}
+
 void on_async_error(natsConnection*, natsSubscription*, natsStatus status, void*) {
   // A slow consumer (messages dropped before the handler could take them) or a protocol error.
   spdlog::warn("bus: NATS reported {}", natsStatus_GetText(status));
@@ -118,7 +125,16 @@ Connection::~Connection() {
   if (native_->connection != nullptr) {
     native_->closing = true;
     natsConnection_Close(native_->connection);
+    bool closed = false;
+    {
+      // Bounded: libnats queues the closed callback as Close returns.
+      std::unique_lock lock(native_->handler_mutex);
+      closed = native_->closed_cv.wait_for(lock, std::chrono::seconds(10),
+                                           [&] { return native_->closed; });
+    }
     natsConnection_Destroy(native_->connection);
+    // A callback still due would find its closure freed: keep the block rather than risk that.
+    if (!closed) static_cast<void>(native_.release());
   }
 }
 
@@ -143,6 +159,7 @@ Result<std::unique_ptr<Connection>> Connection::open(const ConnectionOptions& op
   if (s == NATS_OK) s = natsOptions_SetMaxPendingMsgs(raw, 1 << 20);
   if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(raw, on_disconnected, native);
   if (s == NATS_OK) s = natsOptions_SetReconnectedCB(raw, on_reconnected, native);
+  if (s == NATS_OK) s = natsOptions_SetClosedCB(raw, on_closed, native);
   if (s == NATS_OK) s = natsOptions_SetErrorHandler(raw, on_async_error, native);
   if (s != NATS_OK) return nats_error(s, "setting NATS options");
 

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -25,6 +26,11 @@ struct Connection::Native {
   std::atomic<bool> closing{false};  // the owner closes the link: its loss is not news
   std::mutex handler_mutex;
   std::function<void()> on_reconnected;  // guarded by handler_mutex
+  // libnats runs its connection callbacks on its own thread, after natsConnection_Close has
+  // returned; the closed callback is the last of them. The owner waits for it before freeing
+  // this block, which every callback is given as its closure.
+  std::condition_variable closed_cv;  // with handler_mutex
+  bool closed = false;                // guarded by handler_mutex
 };
 
 // An error for a failed libnats call: kUnavailable for a lost or closed link, no responders and
