@@ -166,7 +166,7 @@ Result<std::optional<LocalSession>> LocalDb::find_locked(SqliteDb& db, std::stri
   return std::optional<LocalSession>(read_session(*select));
 }
 
-Status LocalDb::create(const SessionId& id, std::int64_t now_ms) {
+Status LocalDb::create_untraced(const SessionId& id, std::int64_t now_ms) {
   std::lock_guard lock(writer_mutex_);
   Result<SqliteStatement> insert = writer_->prepare(
       "INSERT INTO sessions(key, token, tenant, user_id, created_ms, pending, touched_ms) "
@@ -181,19 +181,20 @@ Status LocalDb::create(const SessionId& id, std::int64_t now_ms) {
   return insert->run();
 }
 
-Result<std::optional<LocalSession>> LocalDb::find(std::string_view key) {
+Result<std::optional<LocalSession>> LocalDb::find_untraced(std::string_view key) {
   std::lock_guard lock(reader_mutex_);
   return find_locked(*reader_, key);
 }
 
-Result<std::vector<Message>> LocalDb::messages(std::string_view key, std::int64_t from_seq,
-                                               std::int64_t to_seq) {
+Result<std::vector<Message>> LocalDb::messages_untraced(std::string_view key, std::int64_t from_seq,
+                                                        std::int64_t to_seq) {
   std::lock_guard lock(reader_mutex_);
   return local_db_rows::read_messages(*reader_, key, from_seq, to_seq);
 }
 
-Result<Conversation> LocalDb::change_handoff(std::string_view key, const HandoffChange& change,
-                                             std::int64_t now_ms) {
+Result<Conversation> LocalDb::change_handoff_untraced(std::string_view key,
+                                                      const HandoffChange& change,
+                                                      std::int64_t now_ms) {
   std::lock_guard lock(writer_mutex_);
   SqliteTransaction transaction(*writer_);
   if (Status status = transaction.begin(); !status) return status.error();
@@ -225,7 +226,7 @@ Result<Conversation> LocalDb::change_handoff(std::string_view key, const Handoff
   return conversation;
 }
 
-Status LocalDb::set_csat(std::string_view key, int csat, std::int64_t now_ms) {
+Status LocalDb::set_csat_untraced(std::string_view key, int csat, std::int64_t now_ms) {
   std::lock_guard lock(writer_mutex_);
   Result<SqliteStatement> update = writer_->prepare(
       "UPDATE sessions SET csat = ?2, state_version = max(state_version + 1, ?3), "
@@ -240,8 +241,8 @@ Status LocalDb::set_csat(std::string_view key, int csat, std::int64_t now_ms) {
   return {};
 }
 
-Status LocalDb::rate_answer(std::string_view key, std::int64_t seq, Thumb thumb, bool check_role,
-                            std::int64_t now_ms) {
+Status LocalDb::rate_answer_untraced(std::string_view key, std::int64_t seq, Thumb thumb,
+                                     bool check_role, std::int64_t now_ms) {
   std::lock_guard lock(writer_mutex_);
   SqliteTransaction transaction(*writer_);
   if (Status status = transaction.begin(); !status) return status;
@@ -280,7 +281,7 @@ Status LocalDb::rate_answer(std::string_view key, std::int64_t seq, Thumb thumb,
   return transaction.commit();
 }
 
-Result<std::vector<Feedback::Rating>> LocalDb::ratings(std::string_view key) {
+Result<std::vector<Feedback::Rating>> LocalDb::ratings_untraced(std::string_view key) {
   std::lock_guard lock(reader_mutex_);
   Result<SqliteStatement> select =
       reader_->prepare("SELECT seq, thumb FROM answer_ratings WHERE key = ?1 ORDER BY seq");
@@ -296,7 +297,8 @@ Result<std::vector<Feedback::Rating>> LocalDb::ratings(std::string_view key) {
   return ratings;
 }
 
-Result<std::vector<Conversation>> LocalDb::waiting(std::string_view tenant, std::size_t limit) {
+Result<std::vector<Conversation>> LocalDb::waiting_untraced(std::string_view tenant,
+                                                            std::size_t limit) {
   std::lock_guard lock(reader_mutex_);
   Result<SqliteStatement> select =
       reader_->prepare(std::string("SELECT ") + kSessionColumns +
@@ -314,7 +316,8 @@ Result<std::vector<Conversation>> LocalDb::waiting(std::string_view tenant, std:
   return conversations;
 }
 
-Status LocalDb::for_each_session(const std::function<void(const std::string& token)>& visit) {
+Status LocalDb::for_each_session_untraced(
+    const std::function<void(const std::string& token)>& visit) {
   std::lock_guard lock(reader_mutex_);
   Result<SqliteStatement> select = reader_->prepare("SELECT token FROM sessions");
   if (!select) return select.error();

@@ -3,6 +3,10 @@
 // (TieredSessionStore), where it also records what PostgreSQL and Redis still lack.
 // A write is durable when the call returns (survives a crash of the process; with
 // sync_every_commit, a power loss too).
+// Inside a traced request, each call a request may make is a CLIENT span (store/db_span.h,
+// local_db_spans.cpp: "SELECT sessions", db.namespace the file); the write-behind's own calls
+// (pending_keys, pending_for, mark_archived, move_to_end, stale_caches, forget_idle) run on its
+// thread with no request, and make none.
 // Thread-safety: every method may be called from any thread (one writer connection and one
 // reader connection, each behind its own mutex).
 #pragma once
@@ -110,6 +114,28 @@ class LocalDb {
   LocalDb(Options options, std::unique_ptr<SqliteDb> writer, std::unique_ptr<SqliteDb> reader,
           std::unique_ptr<SqliteDb> checkpointer);
   Result<std::optional<LocalSession>> find_locked(SqliteDb& db, std::string_view key);
+
+  // The public calls without their spans (local_db_spans.cpp wraps each).
+  Status create_untraced(const SessionId& id, std::int64_t now_ms);
+  Result<std::optional<LocalSession>> find_untraced(std::string_view key);
+  Result<std::int64_t> append_untraced(std::string_view key, const NewMessage& message,
+                                       std::int64_t now_ms);
+  Status retract_untraced(std::string_view key, std::int64_t seq);
+  Result<std::vector<Message>> messages_untraced(std::string_view key, std::int64_t from_seq,
+                                                 std::int64_t to_seq);
+  Result<Conversation> change_handoff_untraced(std::string_view key, const HandoffChange& change,
+                                               std::int64_t now_ms);
+  Status set_csat_untraced(std::string_view key, int csat, std::int64_t now_ms);
+  Status rate_answer_untraced(std::string_view key, std::int64_t seq, Thumb thumb, bool check_role,
+                              std::int64_t now_ms);
+  Result<std::vector<Feedback::Rating>> ratings_untraced(std::string_view key);
+  Result<std::vector<Conversation>> waiting_untraced(std::string_view tenant, std::size_t limit);
+  Status for_each_session_untraced(const std::function<void(const std::string& token)>& visit);
+  Result<std::int64_t> adopt_untraced(const SessionView& remote, std::int64_t now_ms);
+  Status mark_cache_stale_untraced(std::string_view key);
+  Status mark_cache_current_untraced(std::string_view key, std::int64_t last_seq,
+                                     std::int64_t state_version);
+  Result<PendingCounts> pending_counts_untraced();
   // The session keys a `SELECT key ... LIMIT ?1` statement returns, read on the reader.
   Result<std::vector<std::string>> keys_where(const char* select_with_limit, std::size_t limit);
 

@@ -14,8 +14,8 @@ struct LocalDb::QueuedAppend {
   bool done = false;
 };
 
-Result<std::int64_t> LocalDb::append(std::string_view key, const NewMessage& message,
-                                     std::int64_t now_ms) {
+Result<std::int64_t> LocalDb::append_untraced(std::string_view key, const NewMessage& message,
+                                              std::int64_t now_ms) {
   QueuedAppend mine{key, &message, now_ms, {}, false};
   std::unique_lock lock(append_mutex_);
   append_queue_.push_back(&mine);
@@ -81,7 +81,7 @@ void LocalDb::commit_appends(const std::vector<QueuedAppend*>& batch) {
   if (Status status = transaction.commit(); !status) return fail_all(status.error());
 }
 
-Status LocalDb::retract(std::string_view key, std::int64_t seq) {
+Status LocalDb::retract_untraced(std::string_view key, std::int64_t seq) {
   std::lock_guard lock(writer_mutex_);
   SqliteTransaction transaction(*writer_);
   if (Status status = transaction.begin(); !status) return status;

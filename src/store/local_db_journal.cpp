@@ -39,7 +39,7 @@ Result<std::vector<Message>> pending_messages(SqliteDb& db, std::string_view key
 
 }  // namespace
 
-Result<std::int64_t> LocalDb::adopt(const SessionView& remote, std::int64_t now_ms) {
+Result<std::int64_t> LocalDb::adopt_untraced(const SessionView& remote, std::int64_t now_ms) {
   const Conversation& c = remote.conversation;
   const std::string key = session_key(c.session);
   std::lock_guard lock(writer_mutex_);
@@ -294,7 +294,7 @@ Result<std::int64_t> LocalDb::move_to_end(std::string_view key, const Message& m
   return moved.seq_id;
 }
 
-Status LocalDb::mark_cache_stale(std::string_view key) {
+Status LocalDb::mark_cache_stale_untraced(std::string_view key) {
   std::lock_guard lock(writer_mutex_);
   Result<SqliteStatement> update =
       writer_->prepare("UPDATE sessions SET cache_stale = 1 WHERE key = ?1");
@@ -303,8 +303,8 @@ Status LocalDb::mark_cache_stale(std::string_view key) {
   return update->run();
 }
 
-Status LocalDb::mark_cache_current(std::string_view key, std::int64_t last_seq,
-                                   std::int64_t state_version) {
+Status LocalDb::mark_cache_current_untraced(std::string_view key, std::int64_t last_seq,
+                                            std::int64_t state_version) {
   std::lock_guard lock(writer_mutex_);
   Result<SqliteStatement> update = writer_->prepare(
       "UPDATE sessions SET cache_stale = 0 WHERE key = ?1 AND cache_stale = 1 AND last_seq <= ?2 "
@@ -318,7 +318,7 @@ Result<std::vector<std::string>> LocalDb::stale_caches(std::size_t limit) {
   return keys_where("SELECT key FROM sessions WHERE cache_stale = 1 LIMIT ?1", limit);
 }
 
-Result<PendingCounts> LocalDb::pending_counts() {
+Result<PendingCounts> LocalDb::pending_counts_untraced() {
   std::lock_guard lock(reader_mutex_);
   PendingCounts counts;
   Result<SqliteStatement> pending = reader_->prepare(

@@ -6,12 +6,15 @@
 #include <sys/socket.h>
 
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <pqxx/pqxx>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 
+#include "store/db_span.h"
 #include "store/postgres_schema.h"
 #include "store/session_id.h"
 
@@ -141,12 +144,39 @@ void prepare_statements(pqxx::connection& db) {
              "SELECT key, token FROM supportd.sessions WHERE key > $1 ORDER BY key LIMIT $2");
 }
 
+// Each call's span: its db.operation.name and db.query.summary (the tables it touches).
+struct CallSpan {
+  std::string_view what;  // run()'s `what`
+  const char* operation;
+  const char* summary;
+};
+constexpr CallSpan kCallSpans[] = {
+    {"write", "INSERT", "INSERT supportd.sessions supportd.messages supportd.answer_ratings"},
+    {"load", "SELECT", "SELECT supportd.sessions supportd.messages"},
+    {"messages", "SELECT", "SELECT supportd.messages"},
+    {"ratings", "SELECT", "SELECT supportd.answer_ratings"},
+    {"waiting", "SELECT", "SELECT supportd.sessions"},
+    {"list sessions", "SELECT", "SELECT supportd.sessions"},
+};
+
+// The span of call `what`; null for connect, which has none of its own.
+const CallSpan* span_of(std::string_view what) {
+  for (const CallSpan& call : kCallSpans)
+    if (call.what == what) return &call;
+  return nullptr;
+}
+
 }  // namespace
 
 // One connection and the watchdog that cuts it when the server stops answering.
 struct PostgresArchive::Connection {
   std::mutex mutex;                      // one call at a time
   std::unique_ptr<pqxx::connection> db;  // guarded by mutex
+  // What spans say of the open connection (guarded by mutex): "{database}.supportd", the
+  // server's host (or socket directory) and port.
+  std::string db_namespace;
+  std::string host;
+  int port = 0;
 
   std::mutex watch_mutex;
   std::condition_variable watch_wake;
@@ -201,6 +231,14 @@ PostgresArchive::PostgresArchive(Options options)
 PostgresArchive::~PostgresArchive() = default;
 
 Status PostgresArchive::run(const char* what, const std::function<void(Connection&)>& body) {
+  const CallSpan* call = span_of(what);
+  if (call == nullptr) return attempt(what, body, nullptr);
+  DbSpan span(DbSystem::kPostgresql, call->operation, call->summary);
+  return span.outcome(attempt(what, body, &span));
+}
+
+Status PostgresArchive::attempt(const char* what, const std::function<void(Connection&)>& body,
+                                DbSpan* span) {
   if (!breaker_.allow()) {
     return Error::make(ErrorCode::kUnavailable, "PostgreSQL is down (retrying in the background)");
   }
@@ -220,8 +258,14 @@ Status PostgresArchive::run(const char* what, const std::function<void(Connectio
       migrate_schema(*db);
       prepare_statements(*db);
       c.unwatch();
+      const char* host = db->hostname();
+      const char* port = db->port();
+      c.db_namespace = std::string(db->dbname()) + ".supportd";
+      c.host = host != nullptr ? host : "";
+      c.port = port != nullptr ? std::atoi(port) : 0;
       c.db = std::move(db);
     }
+    if (span != nullptr) span->target(c.db_namespace, c.host, c.port);
     c.watch(c.db->sock(), options_.statement_timeout + std::chrono::seconds(1));
     body(c);
     c.unwatch();
@@ -233,6 +277,7 @@ Status PostgresArchive::run(const char* what, const std::function<void(Connectio
     return unavailable(e.what());
   } catch (const pqxx::sql_error& e) {
     const std::string state = e.sqlstate();
+    if (span != nullptr && !state.empty()) span->set("db.response.status_code", state);
     // 08: connection exceptions; 57: cancelled, shut down, starting up; 53: out of resources.
     if (state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0 || state.rfind("53", 0) == 0)
       return unavailable(e.what());

@@ -4,7 +4,8 @@
 // statements are prepared; a lost connection is reopened on demand, and a circuit breaker
 // refuses calls at once while PostgreSQL is down. Every call is bounded by the configured
 // timeouts (connect, statement, TCP), and a watchdog cuts a connection whose server stops
-// answering, so a hung server cannot hold a caller for long.
+// answering, so a hung server cannot hold a caller for long. Inside a traced request each call
+// is a CLIENT span ("SELECT supportd.messages", store/db_span.h).
 // Thread-safety: every method may be called from any thread; calls share one connection and
 // run one at a time.
 #pragma once
@@ -24,6 +25,8 @@
 #include "store/session_view.h"
 
 namespace supportd::store {
+
+class DbSpan;
 
 class PostgresArchive {
  public:
@@ -74,8 +77,12 @@ class PostgresArchive {
 
  private:
   struct Connection;
-  // Runs `body` on the connection (opened if needed), converting failures to errors.
+  // Runs `body` on the connection (opened if needed), converting failures to errors; inside a
+  // traced request, as a CLIENT span of the call `what` (but connect, which has none).
   Status run(const char* what, const std::function<void(Connection&)>& body);
+  // run() without the span; `span` (may be null) is told the connection's database and server
+  // and a failed statement's SQLSTATE.
+  Status attempt(const char* what, const std::function<void(Connection&)>& body, DbSpan* span);
 
   const Options options_;
   CircuitBreaker breaker_;

@@ -7,6 +7,8 @@
 
 #include <charconv>
 
+#include "store/db_span.h"
+
 namespace supportd::store {
 namespace {
 
@@ -123,6 +125,13 @@ void RedisClient::release(redisContext* context, bool broken) {
 }
 
 Result<RedisReply> RedisClient::command(const std::vector<std::string_view>& args) {
+  // The command's name is its operation; a Redis call has no summary beyond it. Database 0.
+  DbSpan span(DbSystem::kRedis, args.empty() ? std::string_view("COMMAND") : args.front());
+  span.target("0", options_.host, options_.port);
+  return span.outcome(run(args));
+}
+
+Result<RedisReply> RedisClient::run(const std::vector<std::string_view>& args) {
   if (!breaker_.allow()) {
     return Error::make(ErrorCode::kUnavailable, "Redis is down (retrying in the background)");
   }

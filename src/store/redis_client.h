@@ -51,6 +51,8 @@ class RedisClient {
 
   // Runs one command. unavailable: Redis is unreachable, timed out, or known down (then
   // returned at once). An error reply from Redis is an internal error with its message.
+  // Inside a traced request, the command is a CLIENT span (store/db_span.h) named by the
+  // command ("GET"), failed when the command fails.
   Result<RedisReply> command(const std::vector<std::string_view>& args);
   Result<RedisReply> command(std::initializer_list<std::string_view> args) {
     return command(std::vector<std::string_view>(args));
@@ -63,6 +65,7 @@ class RedisClient {
   const Options& options() const { return options_; }
 
  private:
+  Result<RedisReply> run(const std::vector<std::string_view>& args);  // command(), untraced
   Result<redisContext*> acquire();
   void release(redisContext* context, bool broken);
 
