@@ -14,6 +14,7 @@
 #include "kb/search/snippet.h"
 #include "kb/train/corpus.h"
 #include "kb/train/training.h"
+#include "obs/trace/current.h"
 
 namespace supportd::kb {
 
@@ -158,6 +159,7 @@ Result<std::vector<float>> KnowledgeBase::embed(std::string_view question) const
   if (!state_->embedder->multilingual() && detect_language(question).code != "en") {
     return Error::make(ErrorCode::kUnavailable, "the sentence encoder is English-only");
   }
+  const obs::trace::ScopedSpan span("encode question");
   return state_->embedder->embed(sanitize_utf8(question));
 }
 
@@ -182,6 +184,7 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
       }
       query.vector = options.vector;
     } else if (result.language == "en" || s.embedder->multilingual()) {
+      const obs::trace::ScopedSpan span("encode question");
       if (auto embedded = s.embedder->embed(text); embedded.ok()) {
         vector = std::move(*embedded);
         query.vector = vector;

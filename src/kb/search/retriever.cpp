@@ -1,10 +1,14 @@
 // The retriever (retriever.h): component names, and score(), where BM25, the classifiers and the
-// encoder each propose candidate entries with their features in [0, 1].
+// encoder each propose candidate entries with their features in [0, 1]. For a traced request
+// (a desk turn's retrieval stage), each component's work is a child span of the current one:
+// `bm25`, `encoder knn`, `fasttext`, `encoder head`.
 #include "kb/search/retriever.h"
 
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+
+#include "obs/trace/current.h"
 
 namespace supportd::kb {
 namespace {
@@ -70,7 +74,9 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
   constexpr auto kHead = static_cast<std::size_t>(Component::kHead);
 
   if (parts_.bm25) {
+    obs::trace::ScopedSpan span("bm25");
     const auto hits = parts_.bm25->search(query.terms, kLexicalDepth);
+    span.set("supportd.retrieval.hits", static_cast<std::int64_t>(hits.size()));
     if (!hits.empty()) {
       const float best = hits.front().score;
       float vote_total = 0;
@@ -90,7 +96,9 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
   }
   const bool dense = !query.vector.empty();
   if (dense && parts_.dense) {
+    obs::trace::ScopedSpan span("encoder knn");
     const auto hits = parts_.dense->search(query.vector, kDenseDepth);
+    span.set("supportd.retrieval.hits", static_cast<std::int64_t>(hits.size()));
     if (!hits.empty()) {
       const float best = hits.front().similarity;
       float vote_total = 0;
@@ -113,6 +121,8 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
   // Classifiers score every entry; propose their most likely ones and fill in the rest.
   std::vector<float> classifier_probability;
   if (!parts_.classifiers.empty()) {
+    obs::trace::ScopedSpan span("fasttext");
+    span.set("supportd.retrieval.models", static_cast<std::int64_t>(parts_.classifiers.size()));
     for (const auto& classifier : parts_.classifiers) {
       const std::vector<float> probabilities = classifier->predict(query.classifier_text);
       if (classifier_probability.empty()) classifier_probability.assign(probabilities.size(), 0.0f);
@@ -136,6 +146,7 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
   }
   std::unordered_map<int, float> head_probability;
   if (dense && parts_.head) {
+    obs::trace::ScopedSpan span("encoder head");
     auto scores = parts_.head->predict(query.vector);
     for (const auto& score : scores)
       head_probability[score.target] = score.probability;
