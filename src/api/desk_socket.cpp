@@ -1,5 +1,7 @@
 // The desk's WebSockets (see desk_socket.h): a customer's socket turns messages into turns and
 // receives pushes for its session; an agent's socket only listens to its tenant's pushes.
+// Each customer message is a trace of its own (api/socket_tracing.h); a push from the hub is a
+// `push {route}` span of the request that caused it (an agent's message, a handoff).
 #include "api/desk_socket.h"
 
 #include <boost/json.hpp>
@@ -7,8 +9,10 @@
 #include "api/access.h"
 #include "api/desk_answers.h"
 #include "api/errors.h"
+#include "api/socket_tracing.h"
 #include "desk/desk.h"
 #include "http/websocket.h"
+#include "obs/trace/current.h"
 
 namespace supportd::api {
 namespace json = boost::json;
@@ -35,15 +39,20 @@ std::string_view message_type(const json::value& message) {
 // What both sockets share: the desk, the caller's tenant, the peer, and pushes from the hub.
 class DeskSocket : public http::WebSocketHandler, public desk::Listener {
  public:
-  DeskSocket(desk::Desk& desk, std::string tenant) : desk_(desk), tenant_(std::move(tenant)) {}
+  DeskSocket(desk::Desk& desk, std::string tenant, const char* route)
+      : desk_(desk), tenant_(std::move(tenant)), route_(route) {}
   void on_close() override {}
   void deliver(const std::string& json) override {
+    obs::trace::ScopedSpan span(std::string("push ") + route_);
+    span.set("http.route", route_);
+    span.set("supportd.websocket.message.size", static_cast<std::int64_t>(json.size()));
     if (peer_) peer_->send(json);
   }
 
  protected:
   desk::Desk& desk_;
   const std::string tenant_;
+  const char* const route_;  // "/v1/ws", "/v1/agent/ws"
   std::shared_ptr<http::WebSocketPeer> peer_;
 };
 
@@ -52,8 +61,10 @@ class DeskSocket : public http::WebSocketHandler, public desk::Listener {
 class CustomerSocket final : public DeskSocket,
                              public std::enable_shared_from_this<CustomerSocket> {
  public:
-  CustomerSocket(desk::Desk& desk, std::string tenant, std::string session)
-      : DeskSocket(desk, std::move(tenant)), session_(std::move(session)) {}
+  CustomerSocket(desk::Desk& desk, std::string tenant, std::string session, SocketTracing tracing)
+      : DeskSocket(desk, std::move(tenant), "/v1/ws"),
+        session_(std::move(session)),
+        tracing_(std::move(tracing)) {}
 
   void on_open(std::shared_ptr<http::WebSocketPeer> peer) override {
     peer_ = std::move(peer);
@@ -63,36 +74,46 @@ class CustomerSocket final : public DeskSocket,
   void on_message(std::string_view text) override {
     const json::value message = parse_message(text);
     const std::string_view type = message_type(message);
-    if (type.empty()) {
-      peer_->send(error_message("invalid_message",
-                                "send JSON like {\"type\": \"message\", \"text\": \"...\"}"));
+    if (type == "ping") {  // a heartbeat: not traced
+      peer_->send(R"({"type":"pong"})");
       return;
     }
-    if (type == "ping") {
-      peer_->send(R"({"type":"pong"})");
+    const std::shared_ptr<TracedMessage> traced = tracing_.begin(text.size(), tenant_);
+    const obs::trace::Scope scope(traced ? traced->trace() : nullptr, {});
+    if (type.empty()) {
+      refuse(traced, "send JSON like {\"type\": \"message\", \"text\": \"...\"}");
       return;
     }
     const json::value* body = message.as_object().if_contains("text");
     if (type != "message" || body == nullptr || !body->is_string()) {
-      peer_->send(error_message("invalid_message", "unknown message type, or no \"text\""));
+      refuse(traced, "unknown message type, or no \"text\"");
       return;
     }
     std::weak_ptr<http::WebSocketPeer> weak = peer_;
+    auto sink = make_answer_message_sink([weak](std::string event) {
+      if (auto peer = weak.lock()) peer->send(std::move(event));
+    });
     desk_.ask(tenant_, session_, std::string(body->as_string()),
-              make_answer_message_sink([weak](std::string event) {
-                if (auto peer = weak.lock()) peer->send(std::move(event));
-              }));
+              traced ? traced->watch(std::move(sink)) : std::move(sink));
   }
 
  private:
+  // Answers a message the socket cannot take with an invalid_message error.
+  void refuse(const std::shared_ptr<TracedMessage>& traced, std::string_view why) {
+    peer_->send(error_message("invalid_message", why));
+    if (traced) traced->end("invalid_message");
+  }
+
   const std::string session_;
+  const SocketTracing tracing_;
 };
 
 // An agent's socket: the waiting list whenever it changes, and customers' messages in taken
 // conversations.
 class AgentSocket final : public DeskSocket, public std::enable_shared_from_this<AgentSocket> {
  public:
-  AgentSocket(desk::Desk& desk, std::string tenant) : DeskSocket(desk, std::move(tenant)) {}
+  AgentSocket(desk::Desk& desk, std::string tenant)
+      : DeskSocket(desk, std::move(tenant), "/v1/agent/ws") {}
 
   void on_open(std::shared_ptr<http::WebSocketPeer> peer) override {
     peer_ = std::move(peer);
@@ -126,8 +147,8 @@ http::Response customer_socket(Services& services, http::Request& request) {
     return http::error_response(426, "connect with a WebSocket", "invalid_request_error",
                                 "upgrade_required");
   }
-  return http::Response::upgrade(
-      std::make_shared<CustomerSocket>(*services.desk, *tenant, *session));
+  return http::Response::upgrade(std::make_shared<CustomerSocket>(
+      *services.desk, *tenant, *session, SocketTracing(services.tracer, "/v1/ws")));
 }
 
 http::Response agent_socket(Services& services, http::Request& request) {

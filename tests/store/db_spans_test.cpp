@@ -72,7 +72,9 @@ void expect_client_spans(const std::vector<SpanRecord>& spans, const std::string
 
 TEST(DbSpans, SqliteCallsNameTheirOperationAndFileWithoutValues) {
   TempDir dir;
-  auto store = std::move(*SqliteSessionStore::open({dir.path() / "sessions.sqlite", false}));
+  auto opened = SqliteSessionStore::open({dir.path() / "sessions.sqlite", false});
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  auto store = std::move(*opened);
   const SessionId id = *test_signer().issue("acme", "bob");
   ASSERT_TRUE(store->create(id).ok());  // no request: no span anywhere
 

@@ -20,14 +20,18 @@ int status_code(const SpanRecord& root) {
   return code ? static_cast<int>(*code) : 0;
 }
 
-std::string first_error(const std::vector<SpanRecord>& spans) {
+// Why the request failed: the error.type of its first span with an error status, else its
+// root's (a 4xx sets error.type without the error status), else empty.
+std::string first_error(const std::vector<SpanRecord>& spans, const SpanRecord* root) {
   for (const auto& span : spans) {
     if (span.status != StatusCode::kError) continue;
     const AttributeValue* type = span.find("error.type");
     if (const auto* text = type ? type->if_text() : nullptr) return *text;
     return "error";
   }
-  return {};
+  const AttributeValue* type = root ? root->find("error.type") : nullptr;
+  const auto* text = type ? type->if_text() : nullptr;
+  return text ? *text : std::string();
 }
 
 }  // namespace
@@ -64,6 +68,11 @@ std::shared_ptr<RequestTrace> Tracer::start(std::string_view traceparent,
                                         sampled);
 }
 
+std::shared_ptr<RequestTrace> Tracer::start_following(const SpanContext& from) {
+  return std::make_shared<RequestTrace>(this, random_trace_id(), random_span_id(), std::nullopt,
+                                        from.sampled());
+}
+
 void Tracer::finish(std::shared_ptr<RequestTrace> trace) {
   trace->run_end_hooks();
   std::vector<SpanRecord> spans = trace->take_spans();
@@ -95,7 +104,7 @@ void Tracer::finish(std::shared_ptr<RequestTrace> trace) {
     kept->duration_ms = duration_ms;
     kept->latency_ms = latency_ms;
     kept->status_code = root != spans.end() ? status_code(*root) : 0;
-    kept->error_type = first_error(spans);
+    kept->error_type = first_error(spans, root != spans.end() ? &*root : nullptr);
     kept->request_id = trace->request_id();
     kept->tenant = trace->tenant();
     kept->dropped_spans = trace->dropped_spans();

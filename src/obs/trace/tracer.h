@@ -41,6 +41,11 @@ class Tracer {
   // A request's trace with its first part open: a child of the caller's span when
   // `traceparent` is valid (with `tracestate`, when that is valid too), else a new trace.
   std::shared_ptr<RequestTrace> start(std::string_view traceparent, std::string_view tracestate);
+  // A trace of its own (a new id, no parent), with its first part open, for work that follows
+  // from `from` without being part of its request (a WebSocket message after the handshake
+  // that opened the socket; its root span links to `from`). Sampled as `from` was, so that a
+  // socket's messages are all sampled or none.
+  std::shared_ptr<RequestTrace> start_following(const SpanContext& from);
 
   // The request ended (its last part): the keep decision, the ring, the slow-request line,
   // the exporter. Called by RequestTrace::end_part.

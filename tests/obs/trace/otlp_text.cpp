@@ -182,6 +182,8 @@ std::vector<DecodedSpan> decoded_spans(const TextMessage& request) {
         }
         for (const TextMessage* event : span->all("events"))
           s.events.push_back(event->scalar("name"));
+        for (const TextMessage* link : span->all("links"))
+          s.links.push_back(hex(link->scalar("trace_id")) + "-" + hex(link->scalar("span_id")));
         s.start_ns = nanoseconds(span->scalar("start_time_unix_nano"));
         s.end_ns = nanoseconds(span->scalar("end_time_unix_nano"));
         out.push_back(std::move(s));

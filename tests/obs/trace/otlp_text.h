@@ -39,6 +39,7 @@ struct DecodedSpan {
   std::string status_code;                        // "STATUS_CODE_ERROR", or "" when unset
   std::map<std::string, std::string> attributes;  // values as text; a list joined with ','
   std::vector<std::string> events;                // names, in order
+  std::vector<std::string> links;                 // "<trace id>-<span id>" each, in order
   long long start_ns = 0;
   long long end_ns = 0;
 };
