@@ -88,7 +88,15 @@ class TracedRequest final : public http::RequestWatch {
     if (!exchange.written) {
       root_.events.push_back({root_.end_ns, "client went away", {}});
     }
-    if (exchange.status >= 500) root_.fail(std::to_string(exchange.status), "");
+    // HTTP conventions: error.type for every 4xx and 5xx, the error status for a 5xx only (a
+    // 4xx is the caller's fault, not the server's). Either is kept as a failed request, so a
+    // refusal (429, 503, a 400) is in the ring an operator looks at.
+    if (exchange.status >= 500) {
+      root_.fail(std::to_string(exchange.status), "");
+    } else if (exchange.status >= 400) {
+      root_.set("error.type", std::to_string(exchange.status));
+    }
+    if (exchange.status >= 400) trace_->mark_failed();
     if (exchange.streamed && exchange.first_byte != std::chrono::steady_clock::time_point{}) {
       // A stream's latency is how long its first byte took; the rest is its length.
       trace_->set_latency_ms(

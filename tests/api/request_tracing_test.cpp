@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <map>
 #include <thread>
 
 #include "api/routes.h"
@@ -48,10 +49,12 @@ class RequestTracing : public ::testing::Test {
     delete engine_;
   }
 
-  // A server whose tracer exports to the collector; `slow_ms` decides what the ring keeps.
-  void serve(double slow_ms) {
+  // A server whose tracer exports to the collector; `slow_ms` decides what the ring keeps,
+  // `sample_ratio` what the sampler keeps of the rest.
+  void serve(double slow_ms, double sample_ratio = 1.0) {
     obs::trace::TracerOptions options;
     options.slow_ms = slow_ms;
+    options.sample_ratio = sample_ratio;
     auto url = parse_http_url(collector_.url() + "/v1/traces", "collector");
     ASSERT_TRUE(url);
     obs::trace::ExporterOptions exporter;
@@ -201,6 +204,43 @@ TEST_F(RequestTracing, AMissingOrMalformedTraceparentStartsANewTraceNeverAnError
       testing::http_request(server_->port(), "POST", "/v1/chat/completions", chat_body(3, true));
   EXPECT_EQ(streamed.status, 200);
   EXPECT_EQ(streamed.header("traceparent").size(), 55u);
+}
+
+TEST_F(RequestTracing, RefusedRequestsAreKeptWithErrorTypeAndOnlyA5xxIsAnError) {
+  if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  serve(60000, /*sample_ratio=*/0);  // nothing sampled, nothing slow: only failures are kept
+  EXPECT_EQ(testing::http_request(server_->port(), "GET", "/v1/models").status, 200);
+  const auto bad = testing::http_request(server_->port(), "POST", "/v1/chat/completions", "{");
+  ASSERT_EQ(bad.status, 400) << bad.body;
+  const auto missing = testing::http_request(server_->port(), "GET", "/v1/no-such-route");
+  ASSERT_EQ(missing.status, 404);
+
+  // Listed among the failed requests an operator sees.
+  const std::string bad_trace = bad.header("traceparent").substr(3, 32);
+  json::object listed;
+  for (int i = 0; i < 200 && listed.empty(); ++i) {
+    const json::value body =
+        json::parse(testing::http_request(server_->port(), "GET", "/v1/traces?limit=50").body);
+    for (const auto& t : body.at("traces").as_array())
+      if (t.at("trace_id").as_string() == bad_trace) listed = t.as_object();
+    if (listed.empty()) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_FALSE(listed.empty()) << "the 400 was never listed";
+  EXPECT_EQ(listed.at("reason").as_string(), "error");
+  EXPECT_EQ(listed.at("status").as_int64(), 400);
+
+  // Exported although the sampler kept nothing: error.type set, status not an error.
+  const auto spans = exported();
+  std::map<std::string, const DecodedSpan*> roots;
+  for (const auto& span : spans)
+    if (span.kind == "SPAN_KIND_SERVER")
+      roots[span.attributes.at("http.response.status_code")] = &span;
+  EXPECT_FALSE(roots.contains("200"));  // neither sampled nor failed: dropped
+  for (const char* status : {"400", "404"}) {
+    ASSERT_TRUE(roots.contains(status)) << status;
+    EXPECT_EQ(roots[status]->attributes.at("error.type"), status);
+    EXPECT_EQ(roots[status]->status_code, "") << status;  // unset: the caller's fault
+  }
 }
 
 TEST_F(RequestTracing, SlowRequestsAreListedWithTheirStagesAndShownWhole) {

@@ -29,7 +29,7 @@ class RatioSampler {
 enum class KeepReason : std::uint8_t {
   kDropped,  // neither sampled nor worth keeping
   kSampled,  // the sampler chose it
-  kError,    // it failed (a 5xx, or a span with an error status)
+  kError,    // it failed or was refused (a 4xx or 5xx, or a span with an error status)
   kSlow,     // its latency exceeded the slow threshold
 };
 const char* keep_reason_name(KeepReason reason);  // "dropped", "sampled", "error", "slow"

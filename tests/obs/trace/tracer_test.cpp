@@ -86,6 +86,41 @@ TEST(Tracer, KeepsFailedAndSlowRequestsWhateverTheSampler) {
   EXPECT_EQ(counted(registry, "sampled"), 0);
 }
 
+TEST(Tracer, KeepsARefusalAsFailedWithItsErrorTypeButNoErrorStatus) {
+  Tracer tracer(options(0, 0), nullptr);
+  auto refused = tracer.start("", "");
+  // What api/request_tracing.cpp does for a 4xx: error.type without the error status.
+  SpanRecord root = refused->begin_root("POST /v1/chat/completions", SpanKind::kServer);
+  root.end_ns = root.start_ns + 1000;
+  root.set("http.response.status_code", 429);
+  root.set("error.type", "429");
+  refused->add(std::move(root));
+  refused->mark_failed();
+  refused->end_part();
+  const auto kept = tracer.ring().find(refused->trace_id());
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->reason, KeepReason::kError);
+  EXPECT_EQ(kept->status_code, 429);
+  EXPECT_EQ(kept->error_type, "429");
+  ASSERT_EQ(kept->spans.size(), 1u);
+  EXPECT_EQ(kept->spans[0].status, StatusCode::kUnset);
+}
+
+TEST(Tracer, FollowsAnotherTracesSpanInATraceOfItsOwnSampledAsItWas) {
+  Tracer tracer(options(0, 0), nullptr);
+  auto handshake = tracer.start(kCaller, "");
+  SpanContext from{handshake->trace_id(), handshake->root_id(), kSampledFlag, {}};
+  auto message = tracer.start_following(from);
+  EXPECT_NE(message->trace_id(), handshake->trace_id());
+  EXPECT_FALSE(message->has_remote_parent());
+  EXPECT_TRUE(message->sampled());  // the ratio is 0: only the handshake's flag samples it
+  from.flags = 0;
+  auto unsampled = tracer.start_following(from);
+  EXPECT_FALSE(unsampled->sampled());
+  for (auto* t : {&handshake, &message, &unsampled})
+    (*t)->end_part();
+}
+
 TEST(Tracer, ComparesTheLatencyTheOwnerSetsWithTheSlowThreshold) {
   Tracer tracer(options(0, 100), nullptr);
   auto stream = tracer.start("", "");
