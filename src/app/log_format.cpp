@@ -5,10 +5,11 @@
 #include <ctime>
 
 #include <fmt/format.h>
-#include <spdlog/pattern_formatter.h>
+#include <spdlog/details/os.h>
 #include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
+#include "filter/pii_log_formatter.h"
 #include "filter/pii_masker.h"
 #include "obs/trace/current.h"
 
@@ -32,7 +33,8 @@ std::string utc_time(std::chrono::system_clock::time_point at) {
   return fmt::format("{}.{:03}Z", text, ms.count() % 1000);
 }
 
-// spdlog's default line, with the request's ids before its end of line.
+// spdlog's default line, its message masked as the JSON line's is, with the request's ids
+// before its end of line.
 class TextFormatter final : public spdlog::formatter {
  public:
   void format(const spdlog::details::log_msg& message, spdlog::memory_buf_t& out) override {
@@ -49,7 +51,7 @@ class TextFormatter final : public spdlog::formatter {
   }
 
  private:
-  spdlog::pattern_formatter inner_;
+  filter::PiiMaskingFormatter inner_;  // spdlog's default pattern over the masked message
 };
 
 class JsonFormatter final : public spdlog::formatter {

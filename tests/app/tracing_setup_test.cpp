@@ -14,6 +14,7 @@
 #include "app/tracing_setup.h"
 #include "command_line.h"
 #include "obs/trace/current.h"
+#include "obs/trace/slow_log.h"
 
 namespace supportd::app {
 namespace {
@@ -152,6 +153,45 @@ TEST(LogFormat, BothFormatsNameTheCurrentRequestAndJsonMasksPersonalData) {
     const std::string time(json.at("time").as_string());
     ASSERT_EQ(time.size(), 24u) << time;  // 2026-12-04T17:02:02.123Z
     EXPECT_EQ(time.back(), 'Z');
+  }
+  request->end_part();
+}
+
+TEST(LogFormat, TextLinesAreMaskedAsJsonLinesAre) {
+  const std::string said = "mail jane.doe@example.com or call +86 13800138000 now";
+  const std::string text = formatted(LogFormat::kText, said);
+  const std::string json(
+      boost::json::parse(formatted(LogFormat::kJson, said)).at("message").as_string());
+  for (const std::string& line : {text, json}) {
+    EXPECT_EQ(line.find("jane.doe@example.com"), std::string::npos) << line;
+    EXPECT_EQ(line.find("13800138000"), std::string::npos) << line;
+    EXPECT_NE(line.find("now"), std::string::npos) << line;
+  }
+  EXPECT_NE(text.find(json), std::string::npos) << text << "\n" << json;  // the same masking
+}
+
+TEST(LogFormat, TheSlowRequestLineIsMaskedWithoutHarmToItsFigures) {
+  obs::trace::Tracer tracer({}, nullptr);
+  auto request = tracer.start("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "");
+  obs::trace::KeptTrace kept;
+  kept.trace_id = request->trace_id();
+  kept.root_id = request->root_id();
+  kept.name = "POST /v1/answer";
+  kept.latency_ms = kept.duration_ms = 3204;
+  kept.status_code = 200;
+  obs::trace::SpanRecord stage = request->begin_span("retrieval");
+  stage.end_ns = stage.start_ns + 12'000'000;
+  kept.spans.push_back(stage);
+  obs::trace::SpanRecord odd = request->begin_span("note jane.doe@example.com");
+  odd.end_ns = odd.start_ns + 1'000'000;
+  kept.spans.push_back(odd);
+  const std::string line = obs::trace::slow_request_line(kept, 1000);
+  for (LogFormat format : {LogFormat::kText, LogFormat::kJson}) {
+    const std::string logged = formatted(format, line);
+    EXPECT_EQ(logged.find("jane.doe@example.com"), std::string::npos) << logged;
+    for (const char* kept_as_is : {"3204 ms", "over 1000 ms", "status 200", "retrieval 12.0 ms",
+                                   "trace 4bf92f3577b34da6a3ce929d0e0e4736"})
+      EXPECT_NE(logged.find(kept_as_is), std::string::npos) << kept_as_is << " in " << logged;
   }
   request->end_part();
 }
