@@ -58,26 +58,26 @@ class GatewaysTest : public ClusterTest {
                                         "--node-id", id,        "--encoder", "off"};
       flags.insert(flags.end(), shared_.begin(), shared_.end());
       flags.insert(flags.end(), extra.begin(), extra.end());
-      gateways_.push_back(std::make_unique<ServeProcess>(flags));
+      gateway_processes_.push_back(std::make_unique<ServeProcess>(flags));
     }
     std::string why;
     ASSERT_TRUE(engine_->wait_ready(why)) << why;
-    for (auto& gateway : gateways_)
+    for (auto& gateway : gateway_processes_)
       ASSERT_TRUE(gateway->wait_ready(why)) << why;
   }
 
-  std::uint16_t a() const { return gateways_[0]->port(); }
-  std::uint16_t b() const { return gateways_[1]->port(); }
+  std::uint16_t a() const { return gateway_processes_[0]->port(); }
+  std::uint16_t b() const { return gateway_processes_[1]->port(); }
 
   void TearDown() override {
-    gateways_.clear();
+    gateway_processes_.clear();
     engine_.reset();
     ClusterTest::TearDown();
   }
 
   std::vector<std::string> shared_;
   std::unique_ptr<ServeProcess> engine_;
-  std::vector<std::unique_ptr<ServeProcess>> gateways_;
+  std::vector<std::unique_ptr<ServeProcess>> gateway_processes_;
 };
 
 // Pushes until one of `type` arrives; the waiting list may come any number of times between.
@@ -92,6 +92,7 @@ json::value next_of(WebSocketClient& socket, const std::string& type) {
 
 TEST_F(GatewaysTest, AnAgentOnOneGatewayTalksWithACustomerConnectedToAnother) {
   start_cluster();
+  if (HasFatalFailure()) return;
   const auto started = http_request(a(), "POST", "/v1/sessions", "{}");
   ASSERT_EQ(started.status, 201) << started.body;
   const std::string session(json::parse(started.body).at("session").as_string());
@@ -148,6 +149,7 @@ TEST_F(GatewaysTest, AnApiKeysRateLimitIsOneLimitAcrossGateways) {
   }
   start_cluster({"--config", config.string()});
   std::filesystem::remove(config);
+  if (HasFatalFailure()) return;
 
   const std::string body = R"({"prompt":"hello","max_tokens":1})";
   const std::vector<std::pair<std::string, std::string>> headers = {
@@ -170,6 +172,7 @@ TEST_F(GatewaysTest, AnApiKeysRateLimitIsOneLimitAcrossGateways) {
 
 TEST_F(GatewaysTest, AnAnswerGeneratedThroughOneGatewayIsACacheHitThroughAnother) {
   start_cluster({"--show-synthesized-text", "--answer-max-tokens", "8"});
+  if (HasFatalFailure()) return;
   // No FAQ answers this; a question of its own per run, since the shared cache outlives a test.
   const std::string question =
       "Could you write a short poem about lighthouse number " + std::to_string(::getpid()) + "?";
