@@ -2,7 +2,7 @@
 // atomically on Redis's clock, so gateways' clocks never disagree about a refill.
 #include "store/shared_rate_limiter.h"
 
-#include <openssl/sha.h>
+#include "store/digest.h"
 
 #include <algorithm>
 #include <cmath>
@@ -55,15 +55,7 @@ std::string number(double value) {
 SharedRateLimiter::SharedRateLimiter(RedisClient::Options redis) : redis_(std::move(redis)) {}
 
 std::string SharedRateLimiter::bucket_key(std::string_view key) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string name = "ratelimit:";
-  for (unsigned char byte : digest) {
-    name += kHex[byte >> 4];
-    name += kHex[byte & 15];
-  }
-  return name;
+  return "ratelimit:" + sha256_hex(key);
 }
 
 Result<std::int64_t> SharedRateLimiter::run(std::string_view key, const sched::RateLimit& limit,
