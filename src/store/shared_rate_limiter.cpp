@@ -2,11 +2,11 @@
 // atomically on Redis's clock, so gateways' clocks never disagree about a refill.
 #include "store/shared_rate_limiter.h"
 
-#include "store/digest.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "store/digest.h"
 
 namespace supportd::store {
 namespace {
