@@ -1,9 +1,9 @@
 // `supportd tune`: searches serve's settings for the most goodput under an SLO. Every candidate
 // (a combination of the values given with --search) runs as a real `supportd serve` on loopback,
 // loaded with the workload given as bench flags after `--`; successive halving on short trials,
-// then the best confirmed against the defaults (src/tune/search.h). Prints the table and the
-// verdict, and writes the recommendation as serve's TOML config when it beats the defaults
-// beyond the noise.
+// then the best few confirmed against the defaults (src/tune/search.h). Prints the table and the
+// verdict, and writes serve's TOML config: the recommendation when one beat the defaults beyond
+// the noise (src/tune/confirmation.h), else the defaults, saying so.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -41,7 +41,9 @@ struct TuneFlags {
   std::vector<std::string> search;  // NAME=V1,V2,...
   std::vector<std::string> fixed;   // NAME=VALUE, for every candidate
   double trial_s = 20, confirm_s = 0;
-  int repeats = 3;
+  int repeats = tune::SearchOptions{}.repeats;
+  std::size_t confirm = tune::SearchOptions{}.confirm;
+  double min_gain_percent = tune::SearchOptions{}.min_gain * 100;
   std::string budget = "20m";
   std::size_t max_candidates = 64;
   double ready_timeout_s = 300;
@@ -171,10 +173,18 @@ Result<Plan> make_plan(const TuneFlags& f, const CLI::App& command) {
   if (command.count("--confirm-seconds") > 0 && !(f.confirm_s >= 1 && std::isfinite(f.confirm_s)))
     return Error::invalid("--confirm-seconds must be at least 1");
   if (f.repeats < 1) return Error::invalid("--repeats must be at least 1");
+  if (f.confirm < 1) return Error::invalid("--confirm-best must be at least 1");
+  if (!(f.min_gain_percent >= 0 && f.min_gain_percent <= 1000))
+    return Error::invalid("--min-gain must be a percentage from 0 to 1000");
   if (!(f.ready_timeout_s > 0)) return Error::invalid("--ready-timeout must be above 0");
   auto budget = parse_budget(f.budget);
   if (!budget) return budget.error();
-  plan.search = {f.trial_s, f.confirm_s, f.repeats, *budget, 5};
+  plan.search.first_trial_s = f.trial_s;
+  plan.search.confirm_trial_s = f.confirm_s;
+  plan.search.repeats = f.repeats;
+  plan.search.confirm = f.confirm;
+  plan.search.min_gain = f.min_gain_percent / 100;
+  plan.search.budget_s = *budget;
   if (auto status = check_output_file("--out", f.out_path); !status) return status.error();
   if (command.count("--json") > 0) {
     if (auto status = check_output_file("--json", f.json_path); !status) return status.error();
@@ -184,7 +194,9 @@ Result<Plan> make_plan(const TuneFlags& f, const CLI::App& command) {
   for (const std::string& text : f.fixed) {
     auto setting = name_and_value(text, "--fixed");
     if (!setting) return setting.error();
-    if (auto key = serve_key(setting->first, "--fixed " + text); !key) return key.error();
+    auto key = serve_key(setting->first, "--fixed " + text);
+    if (!key) return key.error();
+    plan.context.fixed.push_back({setting->first, *key, setting->second});
     plan.base_args.push_back("--" + setting->first);
     plan.base_args.push_back(setting->second);
   }
@@ -272,9 +284,18 @@ int run(const TuneFlags& f, const CLI::App& command) {
     return fail(Error::make(ErrorCode::kUnavailable, "cannot create a directory in /tmp"));
   const std::string log_path = scratch + "/serve.log";
 
-  const int planned = tune::planned_trials(plan.candidates.size(), f.repeats);
+  const int planned = tune::planned_trials(plan.candidates.size(), plan.search);
   fmt::print(stderr, "tuning: {} candidates (and the defaults), about {} trials, budget {}\n",
              plan.candidates.size() - 1, planned, f.budget);
+  const tune::NoiseRule rule{
+      plan.search.min_gain, tune::NoiseRule{}.false_alarm,
+      static_cast<int>(std::min(plan.search.confirm, plan.candidates.size() - 1))};
+  if (f.repeats < tune::rounds_needed(rule)) {
+    fmt::print(stderr,
+               "note: --repeats {} cannot tell a gain from the noise with {} confirmed: nothing "
+               "will be recommended (give --repeats {} or more)\n",
+               f.repeats, rule.compared, tune::rounds_needed(rule));
+  }
   ProgressBar bar("tune", planned);
   const bool terminal = ::isatty(2) != 0;
   auto trial = [&](const tune::Candidate& c, double seconds) {
@@ -299,18 +320,18 @@ int run(const TuneFlags& f, const CLI::App& command) {
         !status)
       code = fail(status.error());
   }
-  if (result.recommended) {
-    if (auto status = write_file_atomically(f.out_path, tune::tune_toml(result, plan.context));
-        !status) {
-      code = fail(status.error());
-    } else {
-      fmt::print("wrote {} (supportd serve --config {})\n", f.out_path, f.out_path);
-    }
-  }
   const bool measured = std::any_of(result.trials.begin(), result.trials.end(),
                                     [](const tune::Trial& t) { return t.goodput.has_value(); });
   if (!measured) {
     return fail(Error::make(ErrorCode::kUnavailable, "no trial could be measured (see above)"));
+  }
+  if (auto status = write_file_atomically(f.out_path, tune::tune_toml(result, plan.context));
+      !status) {
+    code = fail(status.error());
+  } else {
+    fmt::print("wrote {} ({}; supportd serve --config {})\n", f.out_path,
+               result.recommended ? "the recommendation" : "the defaults: no gain claimed",
+               f.out_path);
   }
   return code;
 }
@@ -330,10 +351,12 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       "--url, --duration and --requests itself.\n"
       "Each trial starts `supportd serve --model FILE` with the candidate's settings on "
       "127.0.0.1 (a free port) and stops it after; every candidate runs --trial-seconds, the "
-      "better half twice as long, and so on until two remain; then the best and the defaults "
-      "run --repeats times each, interleaved. It is recommended (and written to --out as "
-      "serve's TOML) only when its worst run beats the defaults' best. Same flags, same "
-      "requests (the workload's --seed).\n"
+      "better half twice as long, and so on until the --confirm-best (and one more) remain; "
+      "then those and the defaults run --repeats rounds, interleaved. One is recommended (and "
+      "written to --out as serve's TOML) only when its worst run beats the defaults' best by "
+      "--min-gain, over enough rounds that noise alone passes at most 5% of the time (3 rounds "
+      "for one candidate, 4 for two or three); otherwise --out gets the defaults, claiming no "
+      "gain. Same flags, same requests (the workload's --seed).\n"
       "Exit codes: 0 done (recommended or not), 1 no trial could be measured or a report "
       "could not be written, 2 bad input.\n"
       "Example:\n"
@@ -365,8 +388,17 @@ void add_tune_command(CLI::App& app, int& exit_code) {
                 "Length of the confirmation runs (default: twice the last round's)")
       ->type_name("S")
       ->group(how);
-  c->add_option("--repeats", f.repeats, "Confirmation runs of the best and of the defaults")
+  c->add_option("--repeats", f.repeats, "Confirmation rounds: a run of the defaults and of each")
       ->type_name("N")
+      ->capture_default_str()
+      ->group(how);
+  c->add_option("--confirm-best", f.confirm, "Candidates confirmed against the defaults")
+      ->type_name("N")
+      ->capture_default_str()
+      ->group(how);
+  c->add_option("--min-gain", f.min_gain_percent,
+                "Percent by which a recommendation's worst run beats the defaults' best")
+      ->type_name("PCT")
       ->capture_default_str()
       ->group(how);
   c->add_option("--budget", f.budget, "No trial starts that would end after this (90s, 20m, 1h)")
@@ -382,7 +414,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->group(how);
   const char* output = "Output";
-  c->add_option("--out", f.out_path, "The recommended settings, as serve's TOML config")
+  c->add_option("--out", f.out_path,
+                "The recommended settings (or the defaults), as serve's TOML config")
       ->type_name("FILE")
       ->capture_default_str()
       ->group(output);

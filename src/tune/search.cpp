@@ -12,13 +12,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double mean(const std::vector<double>& values) {
-  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+// How many survive a round of `n` when `keep` are to remain: the better half (rounded up), but
+// never fewer than `keep` while that many are left.
+std::size_t survivors(std::size_t n, std::size_t keep) {
+  return std::max<std::size_t>(std::min<std::size_t>(n, keep), (n + 1) / 2);
 }
 
-// How many survive a round of `n`: the better half (rounded up), at least 2 while 2 are left.
-std::size_t survivors(std::size_t n) {
-  return std::max<std::size_t>(std::min<std::size_t>(n, 2), (n + 1) / 2);
+// The defaults and the candidates to confirm remain after the halving.
+std::size_t finalists(const SearchOptions& options) {
+  return options.confirm + 1;
 }
 
 class Runner {
@@ -106,22 +108,28 @@ std::optional<double> SearchResult::goodput(std::size_t candidate, int round) co
   return std::nullopt;
 }
 
-int planned_trials(std::size_t candidates, int repeats) {
+const Confirmed* SearchResult::best_confirmed() const {
+  for (const Confirmed& c : confirmed)
+    if (best && c.candidate == *best) return &c;
+  return nullptr;
+}
+
+int planned_trials(std::size_t candidates, const SearchOptions& options) {
   int planned = 0;
   for (std::size_t n = candidates; n > 0;) {
     planned += static_cast<int>(n);
-    if (n <= 2) break;
-    n = survivors(n);
+    if (n <= finalists(options)) break;
+    n = survivors(n, finalists(options));
   }
-  return planned + 2 * repeats;
+  const std::size_t confirmed = std::min(options.confirm, candidates > 0 ? candidates - 1 : 0);
+  return planned + static_cast<int>(confirmed + 1) * options.repeats;
 }
 
 SearchResult search(std::vector<Candidate> candidates, const SearchOptions& options,
                     const RunTrial& run, const TrialDone& done) {
   SearchResult result;
   result.candidates = std::move(candidates);
-  Runner runner(result, options, run, done,
-                planned_trials(result.candidates.size(), options.repeats));
+  Runner runner(result, options, run, done, planned_trials(result.candidates.size(), options));
 
   // Halving: every alive candidate once per round; the better half goes on.
   std::vector<std::size_t> alive(result.candidates.size());
@@ -138,40 +146,45 @@ SearchResult search(std::vector<Candidate> candidates, const SearchOptions& opti
     // Stable order on ties: the earlier candidate first.
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
-    const bool last = alive.size() <= 2 || result.budget_ran_out;
+    const bool last = alive.size() <= finalists(options) || result.budget_ran_out;
     alive.clear();
     for (const auto& [goodput, c] : ranked)
       alive.push_back(c);
     if (last) break;
-    alive.resize(std::min(alive.size(), survivors(alive.size())));
+    alive.resize(std::min(alive.size(), survivors(alive.size(), finalists(options))));
   }
 
-  // The best that is not the defaults, confirmed against them.
+  // The best few that are not the defaults, confirmed against them in interleaved rounds.
   for (std::size_t c : alive) {
-    if (!result.candidates[c].defaults()) {
-      result.best = c;
-      break;
-    }
+    if (!result.candidates[c].defaults() && result.confirmed.size() < options.confirm)
+      result.confirmed.push_back(Confirmed{c, {}, {}});
   }
-  if (!result.best) return result;
+  result.rule.min_gain = options.min_gain;
+  result.rule.compared = static_cast<int>(std::max<std::size_t>(result.confirmed.size(), 1));
+  if (result.confirmed.empty()) return result;
   const double confirm = options.confirm_trial_s > 0 ? options.confirm_trial_s : seconds * 2;
-  bool all_ok = true;
+  auto run_once = [&](std::size_t candidate) -> std::optional<double> {
+    const Trial* t = runner.trial(candidate, -1, confirm);
+    return t != nullptr ? t->goodput : std::nullopt;
+  };
   for (int r = 0; r < options.repeats; ++r) {
-    for (std::size_t c : {std::size_t{0}, *result.best}) {
-      const Trial* t = runner.trial(c, -1, confirm);
-      if (t == nullptr || !t->goodput) {
-        all_ok = false;
-        continue;
-      }
-      (c == 0 ? result.default_runs : result.best_runs).push_back(*t->goodput);
-    }
+    result.default_runs.push_back(run_once(0));
+    for (Confirmed& c : result.confirmed)
+      c.runs.push_back(run_once(c.candidate));
   }
-  if (!result.best_runs.empty() && !result.default_runs.empty() && mean(result.default_runs) > 0)
-    result.gain = mean(result.best_runs) / mean(result.default_runs) - 1;
-  result.recommended =
-      all_ok && static_cast<int>(result.best_runs.size()) == options.repeats &&
-      *std::min_element(result.best_runs.begin(), result.best_runs.end()) >
-          *std::max_element(result.default_runs.begin(), result.default_runs.end());
+
+  // The recommendation: of those that beat the defaults, the most mean goodput (the earlier on
+  // a tie); when none does, the most mean goodput is shown with why it was not recommended.
+  const Confirmed* chosen = nullptr;
+  for (Confirmed& c : result.confirmed) {
+    c.comparison = compare(result.default_runs, c.runs, result.rule);
+    const bool better =
+        chosen == nullptr || (c.comparison.beats && !chosen->comparison.beats) ||
+        (c.comparison.beats == chosen->comparison.beats && mean_of(c.runs) > mean_of(chosen->runs));
+    if (better) chosen = &c;
+  }
+  result.best = chosen->candidate;
+  result.recommended = chosen->comparison.beats;
   return result;
 }
 

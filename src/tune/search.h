@@ -1,12 +1,12 @@
 // The tuner's search: which serving settings to try, in which order, for how long, and what
 // to recommend. Every combination of the values given is a candidate, beside the defaults.
 // Successive halving: every candidate runs a short trial; the better half runs again for twice
-// as long, and so on until two remain. Then the best is confirmed against the defaults on
-// longer runs, interleaved and repeated, and recommended only when its worst run beats the
-// defaults' best (a gain beyond the noise). Trials run in a fixed order, so the same workload
-// seed gives the same search. The trial itself (start a server, load it, measure goodput) is
-// the caller's: tune_command.cpp runs real servers; the search only decides.
-// Thread-safety: pure logic on the caller's thread.
+// as long, and so on until the few to confirm (and one more) remain. Then the best few that are
+// not the defaults are confirmed against the defaults on longer runs, in interleaved rounds,
+// and one is recommended only when it beats the defaults beyond the noise (confirmation.h).
+// Trials run in a fixed order, so the same workload seed gives the same search. The trial itself
+// (start a server, load it, measure goodput) is the caller's: tune_command.cpp runs real servers;
+// the search only decides. Thread-safety: pure logic on the caller's thread.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "tune/confirmation.h"
 
 namespace supportd::tune {
 
@@ -49,7 +50,9 @@ Result<std::vector<Candidate>> combinations(const std::vector<Dimension>& dimens
 struct SearchOptions {
   double first_trial_s = 20;    // the first round's trial length; doubled each later round
   double confirm_trial_s = 0;   // the confirmation runs' length (0: twice the last round's)
-  int repeats = 3;              // confirmation runs of the best and of the defaults, each
+  int repeats = 4;              // confirmation rounds: one run of the defaults and of each
+  std::size_t confirm = 2;      // candidates confirmed against the defaults (the best few)
+  double min_gain = 0.03;       // a recommendation's worst run beats the defaults' best by this
   double budget_s = 1200;       // no trial starts that would end after this (an estimate)
   double trial_overhead_s = 5;  // per trial: starting and stopping the server (for the budget)
 };
@@ -62,18 +65,30 @@ struct Trial {
   std::string error;              // why it failed
 };
 
+// One candidate confirmed against the defaults: its runs, round by round, and the verdict.
+struct Confirmed {
+  std::size_t candidate = 0;  // index into SearchResult::candidates
+  Runs runs;
+  Comparison comparison;
+};
+
 struct SearchResult {
   std::vector<Candidate> candidates;
-  std::vector<Trial> trials;                    // in the order run
-  int rounds = 0;                               // halving rounds run
-  std::optional<std::size_t> best;              // the candidate confirmed against the defaults
-  std::vector<double> best_runs, default_runs;  // confirmation goodputs
-  std::optional<double> gain;   // mean(best_runs) / mean(default_runs) - 1, when both are known
-  bool recommended = false;     // every confirmation run ok and min(best) > max(defaults)
+  std::vector<Trial> trials;         // in the order run
+  int rounds = 0;                    // halving rounds run
+  NoiseRule rule;                    // the rule the confirmation was judged by
+  Runs default_runs;                 // the defaults' confirmation runs, round by round
+  std::vector<Confirmed> confirmed;  // the best few, best first by the halving
+  // The recommendation; or, when none beat the defaults, the confirmed candidate with the most
+  // mean goodput (shown with why it was not recommended); none when nothing was confirmed.
+  std::optional<std::size_t> best;
+  bool recommended = false;     // the best beat the defaults beyond the noise
   bool budget_ran_out = false;  // trials were skipped for the budget
 
   // The candidate's goodput in `round` (none: not run there, or failed).
   std::optional<double> goodput(std::size_t candidate, int round) const;
+  // The confirmation of `best` (none when there is no best).
+  const Confirmed* best_confirmed() const;
 };
 
 // The trial: run `candidate` for `seconds`; its goodput, or why it could not be measured.
@@ -82,9 +97,10 @@ using RunTrial = std::function<Result<double>(const Candidate& candidate, double
 using TrialDone = std::function<void(const Trial& trial, int done, int planned)>;
 
 // The trials the search plans for `candidates` candidates (for a progress bar).
-int planned_trials(std::size_t candidates, int repeats);
+int planned_trials(std::size_t candidates, const SearchOptions& options);
 
-// REQUIRES: candidates[0] is the defaults; options' lengths > 0, repeats >= 1.
+// REQUIRES: candidates[0] is the defaults; options' lengths > 0, repeats >= 1, confirm >= 1,
+// min_gain >= 0.
 SearchResult search(std::vector<Candidate> candidates, const SearchOptions& options,
                     const RunTrial& run, const TrialDone& done);
 

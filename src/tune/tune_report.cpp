@@ -6,38 +6,58 @@
 #include <boost/json.hpp>
 #include <charconv>
 #include <map>
-#include <numeric>
 
 namespace supportd::tune {
 namespace {
 
 namespace json = boost::json;
 
-double mean(const std::vector<double>& values) {
-  return values.empty() ? 0
-                        : std::accumulate(values.begin(), values.end(), 0.0) /
-                              static_cast<double>(values.size());
+std::string runs_text(const Runs& runs) {
+  std::string text;
+  for (const std::optional<double>& r : runs)
+    text += (text.empty() ? "" : ", ") + (r ? fmt::format("{:.3f}", *r) : std::string("failed"));
+  return text;
 }
 
-std::string runs_text(const std::vector<double>& runs) {
-  std::string text;
-  for (double r : runs)
-    text += fmt::format("{}{:.3f}", text.empty() ? "" : ", ", r);
+std::string percent(const std::optional<double>& share) {
+  return share ? fmt::format("{:+.1f}%", *share * 100) : std::string("n/a");
+}
+
+// "+12.0% over the defaults (+9.1% to +15.2% round by round)": the gain and its spread.
+std::string gain_text(const Comparison& c) {
+  if (!c.gain) return "no ratio to the defaults (they had no goodput)";
+  std::string text = percent(c.gain) + " over the defaults";
+  if (c.gain_low && c.gain_high)
+    text += fmt::format(" ({} to {} round by round)", percent(c.gain_low), percent(c.gain_high));
   return text;
 }
 
 std::string verdict(const SearchResult& r) {
-  if (!r.best) return "no candidate other than the defaults could be measured: the defaults stand";
-  const std::string label = r.candidates[*r.best].label();
+  const Confirmed* best = r.best_confirmed();
+  if (best == nullptr)
+    return "no candidate other than the defaults could be measured: the defaults stand";
+  const std::string label = r.candidates[best->candidate].label();
+  const Comparison& c = best->comparison;
   if (r.recommended) {
     return fmt::format(
-        "recommended: {} ({:+.1f}% goodput over the defaults; its worst run beat "
-        "their best)",
-        label, *r.gain * 100);
+        "recommended: {}: goodput {}; its worst run beat the defaults' best by {}, more than "
+        "the {:g}% asked",
+        label, gain_text(c), c.margin ? percent(c.margin) : std::string("all of it"),
+        r.rule.min_gain * 100);
   }
-  return fmt::format(
-      "not recommended: {} did not beat the defaults beyond the noise{}; the defaults stand", label,
-      r.gain ? fmt::format(" ({:+.1f}% on average)", *r.gain * 100) : std::string());
+  return fmt::format("not recommended: {}: {} (on average {}); the defaults stand", label, c.reason,
+                     percent(c.gain));
+}
+
+json::value number_or_null(const std::optional<double>& value) {
+  return value ? json::value(*value) : json::value(nullptr);
+}
+
+json::array runs_json(const Runs& runs) {
+  json::array out;
+  for (const std::optional<double>& run : runs)
+    out.push_back(number_or_null(run));
+  return out;
 }
 
 // A TOML value: numbers and booleans bare, anything else as a basic string.
@@ -80,12 +100,21 @@ std::string tune_text(const SearchResult& r, const TuneContext& context) {
                          t.seconds, t.error);
     }
   }
-  if (r.best) {
-    out += fmt::format("\nconfirmation ({} runs each, interleaved):\n", r.best_runs.size());
-    out += fmt::format("  defaults  {:.3f} mean: {}\n", mean(r.default_runs),
+  if (!r.confirmed.empty()) {
+    out += fmt::format(
+        "\nconfirmation: {} rounds, interleaved (the defaults, then each candidate); a "
+        "recommendation needs at least {} rounds and its worst run above the defaults' best by "
+        "{:g}%\n",
+        r.default_runs.size(), rounds_needed(r.rule), r.rule.min_gain * 100);
+    out += fmt::format("  {:<38} mean {:.3f}: {}\n", "defaults", mean_of(r.default_runs),
                        runs_text(r.default_runs));
-    out += fmt::format("  best      {:.3f} mean: {}  ({})\n", mean(r.best_runs),
-                       runs_text(r.best_runs), r.candidates[*r.best].label());
+    for (const Confirmed& c : r.confirmed) {
+      out += fmt::format("  {:<38} mean {:.3f}: {}\n", r.candidates[c.candidate].label(),
+                         mean_of(c.runs), runs_text(c.runs));
+      out += fmt::format("  {:<38} gain {}, worst over the defaults' best {}: {}\n", "",
+                         gain_text(c.comparison), percent(c.comparison.margin),
+                         c.comparison.beats ? "beats the defaults" : c.comparison.reason);
+    }
   }
   if (r.budget_ran_out) out += "\nthe time budget ran out: some trials were not run\n";
   return out + "\n" + verdict(r) + "\n";
@@ -119,21 +148,54 @@ std::string tune_json(const SearchResult& r, const TuneContext& context) {
                  {"budget_ran_out", r.budget_ran_out},
                  {"recommended", r.recommended},
                  {"verdict", verdict(r)}};
-  o["best"] = r.best ? json::value(r.candidates[*r.best].label()) : json::value(nullptr);
-  o["gain"] = r.gain ? json::value(*r.gain) : json::value(nullptr);
-  o["best_runs"] = json::value_from(r.best_runs);
-  o["default_runs"] = json::value_from(r.default_runs);
+  o["rule"] = json::object{{"min_gain", r.rule.min_gain},
+                           {"false_alarm", r.rule.false_alarm},
+                           {"compared", r.rule.compared},
+                           {"rounds_needed", rounds_needed(r.rule)}};
+  json::array confirmed;
+  for (const Confirmed& c : r.confirmed) {
+    confirmed.push_back(json::object{{"label", r.candidates[c.candidate].label()},
+                                     {"runs", runs_json(c.runs)},
+                                     {"gain", number_or_null(c.comparison.gain)},
+                                     {"gain_low", number_or_null(c.comparison.gain_low)},
+                                     {"gain_high", number_or_null(c.comparison.gain_high)},
+                                     {"margin", number_or_null(c.comparison.margin)},
+                                     {"beats_defaults", c.comparison.beats},
+                                     {"reason", c.comparison.reason}});
+  }
+  o["confirmed"] = std::move(confirmed);
+  o["default_runs"] = runs_json(r.default_runs);
+  const Confirmed* best = r.best_confirmed();
+  o["best"] = best ? json::value(r.candidates[best->candidate].label()) : json::value(nullptr);
+  o["best_runs"] = best ? json::value(runs_json(best->runs)) : json::value(json::array());
+  o["gain"] = best ? number_or_null(best->comparison.gain) : json::value(nullptr);
+  o["gain_low"] = best ? number_or_null(best->comparison.gain_low) : json::value(nullptr);
+  o["gain_high"] = best ? number_or_null(best->comparison.gain_high) : json::value(nullptr);
   return json::serialize(o) + "\n";
 }
 
 std::string tune_toml(const SearchResult& r, const TuneContext& context) {
   std::string out = "# supportd tune: " + verdict(r) + "\n";
-  out += fmt::format("# goodput (requests/s in SLO): {:.3f} against {:.3f} with the defaults\n",
-                     mean(r.best_runs), mean(r.default_runs));
+  const Confirmed* best = r.best_confirmed();
+  std::vector<Setting> settings = context.fixed;
+  if (r.recommended && best != nullptr) {
+    out += fmt::format(
+        "# goodput (requests/s in SLO), mean of {} rounds: {:.3f} against {:.3f} with the "
+        "defaults\n",
+        best->runs.size(), mean_of(best->runs), mean_of(r.default_runs));
+    for (const Setting& s : r.candidates[best->candidate].settings) {
+      std::erase_if(settings, [&s](const Setting& fixed) { return fixed.key == s.key; });
+      settings.push_back(s);
+    }
+  } else {
+    out +=
+        "# This file claims no gain: it holds only the settings every candidate had (--fixed); "
+        "serve's defaults stand for the rest.\n";
+  }
   out += "# workload: " + context.workload + "; SLO: " + context.slo + "\n";
   out += "# " + context.command + "\n";
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> sections;
-  for (const Setting& s : r.candidates[*r.best].settings) {
+  for (const Setting& s : settings) {
     const std::size_t dot = s.key.find('.');
     sections[s.key.substr(0, dot)].emplace_back(s.key.substr(dot + 1), toml_value(s.value));
   }

@@ -60,15 +60,20 @@ struct Table {
 
 const TrialDone kQuiet = [](const Trial&, int, int) {};
 
-SearchOptions fast(int repeats = 2) {
+SearchOptions fast(int repeats = 2, std::size_t confirm = 2) {
   SearchOptions o;
   o.first_trial_s = 10;
   o.repeats = repeats;
+  o.confirm = confirm;
   o.budget_s = 1e9;
   return o;
 }
 
-TEST(Search, HalvesThenConfirmsTheBestAgainstTheDefaults) {
+std::string label(const SearchResult& r, std::size_t confirmed) {
+  return r.candidates[r.confirmed.at(confirmed).candidate].label();
+}
+
+TEST(Search, HalvesThenConfirmsTheBestFewAgainstTheDefaults) {
   auto candidates = combinations(two_dimensions(), 64);
   ASSERT_TRUE(candidates);
   Table t;
@@ -81,32 +86,70 @@ TEST(Search, HalvesThenConfirmsTheBestAgainstTheDefaults) {
                {"parallel=4 step-tokens=1024", {4.5}}};
   int calls = 0, last_planned = 0;
   const SearchResult r =
-      search(*candidates, fast(), t.trial(), [&](const Trial&, int done, int planned) {
+      search(*candidates, fast(4, 2), t.trial(), [&](const Trial&, int done, int planned) {
         EXPECT_EQ(done, ++calls);
         last_planned = planned;
       });
-  // 7 candidates, then the better 4, then 2; then 2 confirmation runs each.
+  // 7 candidates, then the better 4, then the 3 (the two to confirm and one more); then 4
+  // confirmation rounds of the defaults and the best two.
   EXPECT_EQ(r.rounds, 3);
-  ASSERT_EQ(t.log.size(), 7u + 4 + 2 + 4);
+  ASSERT_EQ(t.log.size(), 7u + 4 + 3 + 4 * 3);
   EXPECT_EQ(last_planned, static_cast<int>(t.log.size()));
-  EXPECT_EQ(planned_trials(7, 2), static_cast<int>(t.log.size()));
+  EXPECT_EQ(planned_trials(7, fast(4, 2)), static_cast<int>(t.log.size()));
   EXPECT_EQ(t.log[7].second, 20);  // the second round runs twice as long
   EXPECT_EQ(t.log[11].second, 40);
   EXPECT_EQ(r.goodput(6, 1), 4.5);
   EXPECT_FALSE(r.goodput(1, 1));  // the worst did not go on
   EXPECT_EQ(r.goodput(0, 1), 3);  // the defaults did (4th best)
+  EXPECT_FALSE(r.goodput(0, 2));  // but not to the third round
+  ASSERT_EQ(r.confirmed.size(), 2u);
+  EXPECT_EQ(label(r, 0), "parallel=4 step-tokens=512");
+  EXPECT_EQ(label(r, 1), "parallel=4 step-tokens=1024");
+  // The confirmation rounds: the defaults, then the two, twice the last round's length.
+  for (std::size_t round = 0; round < 4; ++round) {
+    EXPECT_EQ(t.log[14 + 3 * round], (std::pair<std::string, double>{"defaults", 80}));
+    EXPECT_EQ(t.log[15 + 3 * round].first, "parallel=4 step-tokens=512");
+    EXPECT_EQ(t.log[16 + 3 * round].first, "parallel=4 step-tokens=1024");
+  }
+  EXPECT_EQ(r.default_runs, (Runs{3, 3, 3, 3}));
+  EXPECT_EQ(r.confirmed[0].runs, (Runs{5, 5, 5, 5}));
+  EXPECT_EQ(r.rule.compared, 2);
   ASSERT_TRUE(r.best);
-  EXPECT_EQ(r.candidates[*r.best].label(), "parallel=4 step-tokens=512");
-  // The confirmation alternates the defaults and the best, twice the last round's length.
-  EXPECT_EQ(t.log[13], (std::pair<std::string, double>{"defaults", 80}));
-  EXPECT_EQ(t.log[14], (std::pair<std::string, double>{"parallel=4 step-tokens=512", 80}));
-  EXPECT_EQ(t.log[15].first, "defaults");
-  EXPECT_EQ(r.best_runs, (std::vector<double>{5, 5}));
-  EXPECT_EQ(r.default_runs, (std::vector<double>{3, 3}));
+  EXPECT_EQ(r.candidates[*r.best].label(), "parallel=4 step-tokens=512");  // the most goodput
   EXPECT_TRUE(r.recommended);
-  ASSERT_TRUE(r.gain);
-  EXPECT_DOUBLE_EQ(*r.gain, 5.0 / 3 - 1);
+  ASSERT_NE(r.best_confirmed(), nullptr);
+  EXPECT_DOUBLE_EQ(*r.best_confirmed()->comparison.gain, 5.0 / 3 - 1);
   EXPECT_FALSE(r.budget_ran_out);
+}
+
+TEST(Search, OfThoseThatBeatTheDefaultsTheSteadyOneIsRecommendedOverANoisyBetterMean) {
+  Table t;
+  t.goodput = {{"defaults", {10}},
+               {"parallel=2", {12}},
+               {"parallel=4", {20, 20, 20, 20, 9}}};  // round 1, then four confirmation runs
+  auto candidates = combinations({{"parallel", "engine.parallel", {"2", "4"}}}, 64);
+  ASSERT_TRUE(candidates);
+  const SearchResult r = search(*candidates, fast(4, 2), t.trial(), kQuiet);
+  ASSERT_EQ(r.confirmed.size(), 2u);
+  EXPECT_EQ(label(r, 0), "parallel=4");           // the better first round
+  EXPECT_FALSE(r.confirmed[0].comparison.beats);  // 9 in one round
+  EXPECT_TRUE(r.confirmed[1].comparison.beats);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.candidates[*r.best].label(), "parallel=2");
+  EXPECT_TRUE(r.recommended);
+}
+
+TEST(Search, TooFewRepeatsNeverRecommend) {
+  Table t;
+  t.goodput = {{"defaults", {1}}, {"parallel=8", {100}}};
+  auto candidates = combinations({{"parallel", "engine.parallel", {"8"}}}, 64);
+  ASSERT_TRUE(candidates);
+  const SearchResult two = search(*candidates, fast(2), t.trial(), kQuiet);
+  ASSERT_TRUE(two.best);
+  EXPECT_FALSE(two.recommended);
+  Table again;
+  again.goodput = t.goodput;
+  EXPECT_TRUE(search(*candidates, fast(3), again.trial(), kQuiet).recommended);
 }
 
 TEST(Search, AGainWithinTheNoiseIsNotRecommended) {
@@ -119,10 +162,11 @@ TEST(Search, AGainWithinTheNoiseIsNotRecommended) {
   const SearchResult r = search(*candidates, fast(3), t.trial(), kQuiet);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.rounds, 1);
-  EXPECT_EQ(r.best_runs, (std::vector<double>{4, 4.5, 2.9}));
+  ASSERT_NE(r.best_confirmed(), nullptr);
+  EXPECT_EQ(r.best_confirmed()->runs, (Runs{4, 4.5, 2.9}));
   EXPECT_FALSE(r.recommended);
-  ASSERT_TRUE(r.gain);
-  EXPECT_GT(*r.gain, 0);
+  ASSERT_TRUE(r.best_confirmed()->comparison.gain);
+  EXPECT_GT(*r.best_confirmed()->comparison.gain, 0);
 }
 
 TEST(Search, DefaultsThatWinAreNotReplaced) {
@@ -130,11 +174,11 @@ TEST(Search, DefaultsThatWinAreNotReplaced) {
   t.goodput = {{"defaults", {6}}, {"parallel=2", {3}}, {"parallel=4", {4}}};
   auto candidates = combinations({{"parallel", "engine.parallel", {"2", "4"}}}, 64);
   ASSERT_TRUE(candidates);
-  const SearchResult r = search(*candidates, fast(1), t.trial(), kQuiet);
+  const SearchResult r = search(*candidates, fast(4), t.trial(), kQuiet);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.candidates[*r.best].label(), "parallel=4");
   EXPECT_FALSE(r.recommended);
-  EXPECT_LT(*r.gain, 0);
+  EXPECT_LT(*r.best_confirmed()->comparison.gain, 0);
 }
 
 TEST(Search, FailedTrialsDropOutAndAreKept) {
@@ -142,15 +186,28 @@ TEST(Search, FailedTrialsDropOutAndAreKept) {
   t.goodput = {{"defaults", {2}}, {"parallel=2", {-1}}, {"parallel=4", {3}}};
   auto candidates = combinations({{"parallel", "engine.parallel", {"2", "4"}}}, 64);
   ASSERT_TRUE(candidates);
-  const SearchResult r = search(*candidates, fast(1), t.trial(), kQuiet);
+  const SearchResult r = search(*candidates, fast(3), t.trial(), kQuiet);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.candidates[*r.best].label(), "parallel=4");
+  EXPECT_EQ(r.confirmed.size(), 1u);  // the failed one is not confirmed
+  EXPECT_EQ(r.rule.compared, 1);
   EXPECT_TRUE(r.recommended);
   bool failure_kept = false;
   for (const Trial& trial : r.trials)
     failure_kept = failure_kept || (trial.candidate == 1 && !trial.goodput &&
                                     trial.error == "the server did not start");
   EXPECT_TRUE(failure_kept);
+}
+
+TEST(Search, AFailedConfirmationRunBlocksTheRecommendation) {
+  Table t;
+  t.goodput = {{"defaults", {2}}, {"parallel=4", {3, 3, -1, 3}}};
+  auto candidates = combinations({{"parallel", "engine.parallel", {"4"}}}, 64);
+  ASSERT_TRUE(candidates);
+  const SearchResult r = search(*candidates, fast(3), t.trial(), kQuiet);
+  ASSERT_NE(r.best_confirmed(), nullptr);
+  EXPECT_EQ(r.best_confirmed()->runs, (Runs{3, std::nullopt, 3}));
+  EXPECT_FALSE(r.recommended);
 }
 
 TEST(Search, TheBudgetStopsTrialsBeforeTheyStart) {
