@@ -5,15 +5,19 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "api/request_tracing.h"
 #include "core/text.h"
 
 namespace supportd::api {
 
-Access::Access(std::vector<ApiKey> keys) {
+Access::Access(std::vector<ApiKey> keys, std::unique_ptr<store::SharedRateLimiter> shared)
+    : shared_(std::move(shared)) {
   for (auto& k : keys) {
     if (k.tenant.empty()) k.tenant = "default";
+    if (k.limit.burst_requests <= 0)
+      k.limit.burst_requests = std::max(1.0, k.limit.requests_per_second);
     limiter_.set_limit(k.key, k.limit);
     keys_.emplace(k.key, std::move(k));
   }
@@ -41,9 +45,32 @@ Result<Caller> Access::identify(const http::Request& request) const {
   return Caller{it->second.key, it->second.tenant, it->second.priority};
 }
 
+void Access::note_shared(bool answered) {
+  if (shared_down_.exchange(!answered) == !answered) return;
+  if (answered) {
+    spdlog::info("rate limits: shared through Redis again");
+  } else {
+    spdlog::warn("rate limits: Redis does not answer; each gateway enforces them alone meanwhile");
+  }
+}
+
 Status Access::admit(const Caller& caller) {
   if (caller.key.empty()) return {};
-  if (auto wait = limiter_.acquire(caller.key)) {
+  std::optional<std::chrono::duration<double>> wait;
+  auto it = keys_.find(caller.key);
+  const bool limited = it != keys_.end() && (it->second.limit.requests_per_second > 0 ||
+                                             it->second.limit.tokens_per_minute > 0);
+  bool decided = false;
+  if (shared_ && limited) {
+    auto shared_wait = shared_->acquire(caller.key, it->second.limit);
+    note_shared(shared_wait.ok());
+    if (shared_wait) {
+      wait = *shared_wait;
+      decided = true;
+    }
+  }
+  if (!decided) wait = limiter_.acquire(caller.key);
+  if (wait) {
     Error error =
         Error::make(ErrorCode::kRateLimited,
                     fmt::format("rate limit of API key for tenant '{}' reached", caller.tenant));
@@ -54,7 +81,14 @@ Status Access::admit(const Caller& caller) {
 }
 
 void Access::charge_tokens(const Caller& caller, int tokens) {
-  if (!caller.key.empty()) limiter_.charge_tokens(caller.key, tokens);
+  if (caller.key.empty()) return;
+  auto it = keys_.find(caller.key);
+  if (shared_ && it != keys_.end() && it->second.limit.tokens_per_minute > 0) {
+    const Status charged = shared_->charge_tokens(caller.key, it->second.limit, tokens);
+    note_shared(charged.ok());
+    if (charged) return;
+  }
+  limiter_.charge_tokens(caller.key, tokens);
 }
 
 std::map<std::string, double> Access::tenant_weights() const {

@@ -1,9 +1,14 @@
 // Who is calling: API keys map to tenants, with a default priority class and rate limits.
-// Without configured keys everyone is the tenant "anonymous" and no key is required.
-// Thread-safety: immutable after construction, except the rate limiter (thread-safe itself).
+// Without configured keys everyone is the tenant "anonymous" and no key is required. With a
+// shared limiter (Redis, behind several gateways) a key's limit is one limit across them; while
+// Redis does not answer, each process enforces the limit alone (and says so in its log).
+// Thread-safety: immutable after construction, except the rate limiters (thread-safe
+// themselves).
 #pragma once
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +17,7 @@
 #include "http/message.h"
 #include "sched/priority.h"
 #include "sched/rate_limiter.h"
+#include "store/shared_rate_limiter.h"
 
 namespace supportd::api {
 
@@ -31,7 +37,9 @@ struct Caller {
 
 class Access {
  public:
-  explicit Access(std::vector<ApiKey> keys = {});
+  // `shared`: the limits kept in Redis for every gateway (null: this process's own).
+  explicit Access(std::vector<ApiKey> keys = {},
+                  std::unique_ptr<store::SharedRateLimiter> shared = nullptr);
 
   // Identifies the caller from "Authorization: Bearer <key>" (or "X-Api-Key").
   // kUnavailable-free: errors are 401-class (code "invalid_api_key").
@@ -46,8 +54,13 @@ class Access {
   bool keys_required() const { return !keys_.empty(); }
 
  private:
-  std::map<std::string, ApiKey> keys_;
+  // Logs once when the shared limits stop (or start again) answering.
+  void note_shared(bool answered);
+
+  std::map<std::string, ApiKey> keys_;  // limits with their burst resolved
   sched::RateLimiter limiter_;
+  const std::unique_ptr<store::SharedRateLimiter> shared_;
+  std::atomic<bool> shared_down_{false};
 };
 
 // The tenant of the request's caller; "anonymous" when there is no Access (the desk without keys).

@@ -17,6 +17,7 @@
 #include "api/routes.h"
 #include "api/serving_metrics.h"
 #include "app/commands.h"
+#include "app/hub_relay.h"
 #include "app/log_format.h"
 #include "app/serve_config.h"
 #include "app/tracing_setup.h"
@@ -31,6 +32,7 @@
 #include "model/synth.h"
 #include "obs/metrics.h"
 #include "obs/trace/tracer.h"
+#include "store/shared_rate_limiter.h"
 
 namespace supportd::app {
 namespace {
@@ -154,7 +156,18 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
     (*engine)->shutdown();
     return 0;
   }
-  api::Access access(config.api_keys);
+  // With Redis, a key's rate limit is one limit across every gateway that shares it.
+  std::unique_ptr<store::SharedRateLimiter> shared_limits;
+  if (!config.desk.redis.empty() && config.cluster.role != Role::kEngine) {
+    auto address = store::RedisClient::parse_address(config.desk.redis);
+    if (!address) {
+      fmt::print(stderr, "error: --redis: {}\n", address.error().message);
+      (*engine)->shutdown();
+      return 2;
+    }
+    shared_limits = std::make_unique<store::SharedRateLimiter>(std::move(address).value());
+  }
+  api::Access access(config.api_keys, std::move(shared_limits));
   obs::Registry registry;
   api::ServingMetrics metrics(registry, **engine);
   // Before the desk and the server, whose requests hold traces, and after the registry.
@@ -187,6 +200,18 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
     desk->reset();
     (*engine)->shutdown();
     return 0;
+  }
+  // --role gateway: the desk's live events reach the sockets every gateway holds.
+  std::unique_ptr<HubRelay> relay;
+  if (config.cluster.role == Role::kGateway) {
+    auto started = HubRelay::start(**nats, (*desk)->desk->hub());
+    if (!started) {
+      fmt::print(stderr, "error: {}\n", started.error().message);
+      desk->reset();
+      (*engine)->shutdown();
+      return 1;
+    }
+    relay = std::move(started).value();
   }
   std::optional<obs::anomaly::AnomalyMonitor> monitor;
   std::optional<api::AnomalyWatch> watch;
@@ -229,6 +254,7 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   (*engine)->shutdown();  // anything left ends as cancelled, and its client is told so
   server.wait_idle(std::chrono::seconds(2));
   server.stop();
+  relay.reset();
   desk->reset();
   if (tracer) tracer->shutdown(std::chrono::seconds(5));  // what is kept reaches the collector
   spdlog::info("stopped");

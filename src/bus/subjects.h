@@ -24,6 +24,12 @@ inline constexpr std::string_view kEnginePrefix = "supportd.engines.";  // + eng
 // Core NATS, gateway -> engines: stop (or give back) a request.
 inline constexpr std::string_view kCancelPrefix = "supportd.cancel.";  // + request id
 
+// Core NATS, gateway -> gateways: the desk's live events (an agent's message, a handoff, the
+// waiting list) for the sockets other gateways hold (app/hub_relay.h).
+inline constexpr std::string_view kDeskSessionEvents = "supportd.desk.session";
+inline constexpr std::string_view kDeskAgentEvents = "supportd.desk.agents";
+inline constexpr std::string_view kDeskEvents = "supportd.desk.>";
+
 inline std::string request(sched::Priority priority) {
   return std::string(kRequestPrefix) + sched::priority_name(priority);
 }

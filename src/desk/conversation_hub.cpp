@@ -1,5 +1,5 @@
 // Live delivery to sockets (see conversation_hub.h): subscriptions kept as weak references,
-// pruned when a listener is gone, and listeners called outside the hub's lock.
+// pruned when a listener is gone, listeners and the relay called outside the hub's lock.
 #include "desk/conversation_hub.h"
 
 namespace supportd::desk {
@@ -33,6 +33,39 @@ void ConversationHub::deliver(Listeners& listeners, const std::string& json,
 }
 
 void ConversationHub::to_session(const std::string& session, const std::string& json) {
+  deliver_session(session, json);
+  send_to_relay(Scope::kSession, session, json);
+}
+
+void ConversationHub::to_agents(const std::string& tenant, const std::string& json) {
+  deliver_agents(tenant, json);
+  send_to_relay(Scope::kAgents, tenant, json);
+}
+
+void ConversationHub::set_relay(Relay next) {
+  std::lock_guard lock(mutex_);
+  relay_ = next ? std::make_shared<const Relay>(std::move(next)) : nullptr;
+}
+
+void ConversationHub::deliver_relayed(Scope scope, const std::string& key,
+                                      const std::string& json) {
+  if (scope == Scope::kSession) {
+    deliver_session(key, json);
+  } else {
+    deliver_agents(key, json);
+  }
+}
+
+void ConversationHub::send_to_relay(Scope scope, const std::string& key, const std::string& json) {
+  std::shared_ptr<const Relay> current;
+  {
+    std::lock_guard lock(mutex_);
+    current = relay_;
+  }
+  if (current) (*current)(scope, key, json);
+}
+
+void ConversationHub::deliver_session(const std::string& session, const std::string& json) {
   std::unique_lock lock(mutex_);
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return;
@@ -43,7 +76,7 @@ void ConversationHub::to_session(const std::string& session, const std::string& 
   if (it != sessions_.end() && it->second.empty()) sessions_.erase(it);
 }
 
-void ConversationHub::to_agents(const std::string& tenant, const std::string& json) {
+void ConversationHub::deliver_agents(const std::string& tenant, const std::string& json) {
   std::unique_lock lock(mutex_);
   auto it = agents_.find(tenant);
   if (it == agents_.end()) return;

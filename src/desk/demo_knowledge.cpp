@@ -85,8 +85,17 @@ Result<bool> ensure_demo_knowledge(const std::string& dir,
   held = holds_knowledge(dir, embedder);  // another process may have imported it meanwhile
   if (!held) return held.error();
   if (*held) return false;
+  // The files' paths go into the entries, and so into the knowledge base's version, which
+  // keys the answer cache: every process stages them at the same path (one at a time), so
+  // gateways sharing a Redis import the same version and share answers. When that path is not
+  // usable (another user's /tmp file), a path of this process's own.
+  const fs::path shared = fs::temp_directory_path() / (std::string(kStagingPrefix) + "staging");
+  const FileLock staging_lock(shared.string() + ".lock");
   const fs::path staging =
-      fs::temp_directory_path() / (std::string(kStagingPrefix) + std::to_string(getpid()));
+      staging_lock.held()
+          ? shared
+          : fs::temp_directory_path() / (std::string(kStagingPrefix) + std::to_string(getpid()));
+  fs::remove_all(staging, ec);
   fs::create_directories(staging, ec);
   if (ec)
     return Error::make(ErrorCode::kIo, "cannot create " + staging.string() + ": " + ec.message());

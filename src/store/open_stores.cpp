@@ -68,8 +68,13 @@ Result<Stores> open_stores(const StoreConfig& config) {
   }
 
   Stores stores;
+  Sessions::Options sessions_options = config.sessions;
+  // Redis and PostgreSQL are shared by every gateway in front of them: a session another
+  // gateway created after this one built its Bloom filter is signed with the same secret, and
+  // must be looked up, not refused as never issued (the signature still refuses forged ids).
+  if (!config.postgres.empty()) sessions_options.admit_signed_unknown = true;
   Result<std::unique_ptr<Sessions>> sessions =
-      Sessions::open(std::move(store), std::move(*signer), config.sessions);
+      Sessions::open(std::move(store), std::move(*signer), sessions_options);
   if (!sessions) return sessions.error();
   stores.sessions = std::move(*sessions);
   stores.answers_l1 = std::make_unique<AnswerLru>(

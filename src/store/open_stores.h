@@ -32,7 +32,9 @@ struct StoreConfig {
   std::chrono::milliseconds answer_ttl{3'600'000};   // L2
   std::size_t answer_l1_entries = 10'000;
   std::chrono::milliseconds answer_l1_ttl{300'000};
-  Sessions::Options sessions;  // Bloom filter sizing, shared-store mode
+  // Bloom filter sizing. With PostgreSQL (the tiered store, shared by several gateways),
+  // admit_signed_unknown is always on.
+  Sessions::Options sessions;
 };
 
 struct Stores {

@@ -2,7 +2,8 @@
 // over a real nats-server with JetStream: a gateway streams an engine node's completion over
 // HTTP; an engine node serves the probes only; an engine killed with SIGKILL mid-stream is
 // replaced by another and the customer's stream holds every token exactly once (checked
-// against the numbered token events on the wire).
+// against the numbered token events on the wire); a conversation started through one gateway
+// continues through another.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -173,11 +174,10 @@ std::vector<std::string> shared_sessions() {
           "--session-secret", "roles-test-secret-of-at-least-32-bytes"};
 }
 
-// Disabled: it fails today (issue 29, not done). The session started through gateway A is
-// "unknown session id" (404) on gateway B although both run with the same --redis, --postgres
-// and --session-secret: the session store does not yet find on one server a session another
-// created. Enable it when sessions are shared across gateways.
-TEST_F(RolesTest, DISABLED_AConversationStartedOnOneGatewayContinuesOnAnother) {
+// Both gateways run with the same --redis, --postgres and --session-secret: a session one
+// created after the other started is found by the other (not refused as never issued), with
+// its history and its handoff state.
+TEST_F(RolesTest, AConversationStartedOnOneGatewayContinuesOnAnother) {
   const std::vector<std::string> sessions = shared_sessions();
   if (sessions.empty())
     GTEST_SKIP() << "SUPPORTD_TEST_REDIS and SUPPORTD_TEST_POSTGRES are not set";

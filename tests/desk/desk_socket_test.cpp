@@ -1,17 +1,21 @@
-// The desk's WebSocket endpoints (/v1/ws, /v1/agent/ws) driven by Beast's WebSocket client
+// The desk's WebSocket endpoints (/v1/ws, /v1/agent/ws) driven by a WebSocket client
 // against the in-process desk: streamed answers, agent messages pushed to the customer, the
 // waiting list pushed to agents, and garbage answered with an error that harms nothing else.
 #include <gtest/gtest.h>
 
+#include <boost/beast/core.hpp>
 #include <boost/json.hpp>
 #include <string>
 
 #include "desk_fixture.h"
-#include "socket_client.h"
+#include "websocket_client.h"
 
 namespace supportd::testing {
 namespace {
+namespace beast = boost::beast;
 namespace json = boost::json;
+
+using Socket = WebSocketClient;
 
 class DeskSocket : public ::testing::Test {
  protected:

@@ -14,7 +14,7 @@
 #include "desk_fixture.h"
 #include "otlp_decode.h"
 #include "otlp_text.h"
-#include "socket_client.h"
+#include "websocket_client.h"
 
 namespace supportd {
 namespace {
@@ -141,7 +141,7 @@ TEST(DeskTracing, EachWebSocketMessageIsATraceLinkedToTheHandshake) {
   const std::string caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
   const std::string caller_span = "00f067aa0ba902b7";
   {
-    testing::Socket socket(server.port(), "/v1/ws?session=" + session,
+    testing::WebSocketClient socket(server.port(), "/v1/ws?session=" + session,
                            {{"traceparent", "00-" + caller_trace + "-" + caller_span + "-01"}});
     for (const char* question : {"Where is my parcel?", "How do I return an item?"}) {
       socket.send(json::serialize(json::object{{"type", "message"}, {"text", question}}));

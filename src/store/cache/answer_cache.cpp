@@ -3,11 +3,10 @@
 // prewarm.
 #include "store/cache/answer_cache.h"
 
-#include <openssl/sha.h>
-
 #include <msgpack.hpp>
 
 #include "core/utf8.h"
+#include "store/digest.h"
 
 namespace supportd::store {
 namespace {
@@ -88,15 +87,7 @@ std::string answer_key(std::string_view question, std::string_view kb_version) {
   std::string material(kb_version);
   material += '\0';
   material += normalized;
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(material.data()), material.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string key = "answer:";
-  for (unsigned char byte : digest) {
-    key += kHex[byte >> 4];
-    key += kHex[byte & 15];
-  }
-  return key;
+  return "answer:" + sha256_hex(material);
 }
 
 RedisAnswerCache::RedisAnswerCache(RedisClient::Options redis, std::chrono::milliseconds ttl)
