@@ -13,6 +13,7 @@
 #include "api/access.h"
 #include "api/completion_sinks.h"
 #include "api/errors.h"
+#include "api/fault_handlers.h"
 #include "api/metering_sink.h"
 #include "api/openai_request.h"
 #include "api/serving_metrics.h"
@@ -153,6 +154,8 @@ http::Response create_completion(Services& services, http::Request& request, boo
   call->request.priority = *priority;
   call->request.tenant = caller.tenant;
   call->request.deadline = *deadline;
+  // A drill's faults on the queue, prefill and decode stages (api/fault_handlers.h).
+  if (auto aborted = inject_before_submit(services, call->request)) return std::move(*aborted);
   auto reply = std::make_shared<http::ReplyStream>();
   auto sink =
       call->stream ? make_streaming_sink(reply, format) : make_collecting_sink(reply, format);

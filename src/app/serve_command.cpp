@@ -199,6 +199,13 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   services.anomaly = monitor ? &*monitor : nullptr;
   if (!engine_node) services.warnings = (*desk)->warnings;
   services.cross_origin = config.cross_origin;
+  services.admin_key = config.admin_key;
+  std::optional<obs::faults::FaultInjector> faults;
+  if (config.faults) {
+    faults.emplace(config.fault_limits, &registry);
+    services.faults = &*faults;
+    spdlog::warn("fault injection allowed (--faults): POST /admin/faults arms faults for drills");
+  }
   http::Router router = engine_node ? api::make_probe_router(services) : api::make_router(services);
   http::Server server(api::serve_routes_with(services, config.http),
                       [&router](http::Request& request) { return router.dispatch(request); });

@@ -54,6 +54,7 @@ struct Sequence {
   Clock::time_point admitted;  // first admission
   Clock::time_point first_token;
   bool has_first_token = false;
+  Clock::time_point next_token_at;  // with a throttle fault: its next decode step, not before
   Phases phases;  // what happened to it, for its trace (handed over in its Completion)
 
   // Milliseconds from its submission to `at`: the unit of its phase stamps.
