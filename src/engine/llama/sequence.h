@@ -24,6 +24,12 @@ using RequestId = Engine::RequestId;
 // the cache. The last sampled token is decoded in the next step, so a sequence always has
 // tokens.size() - n_past >= 1 tokens left to feed: one while decoding, more while prefilling
 // (also after a preemption that dropped its cells).
+// What Loop::audit_kv finds: KV positions nobody owns.
+struct KvAudit {
+  std::int64_t cells_leaked = 0;
+  int sequences_leaking = 0;
+};
+
 struct Sequence {
   RequestId id = 0;
   GenerationRequest request;
