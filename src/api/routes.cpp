@@ -7,6 +7,7 @@
 #include "api/desk_handlers.h"
 #include "api/desk_socket.h"
 #include "api/fault_handlers.h"
+#include "api/load_shedding.h"
 #include "api/openai_handlers.h"
 #include "api/request_tracing.h"
 #include "api/static_handlers.h"
@@ -81,6 +82,9 @@ http::Router make_router(Services& s) {
   admin("GET", "/admin/faults", list_faults);
   admin("DELETE", "/admin/faults", clear_faults);
   admin("DELETE", "/admin/faults/{id}", remove_fault);
+  admin("POST", "/admin/shed", add_shed);
+  admin("GET", "/admin/shed", list_shed);
+  admin("DELETE", "/admin/shed", clear_shed);
   // The web pages built into the binary: demo page with the widget, agent console, dashboard.
   // The widget's script is loaded by other sites' pages.
   router.add("GET", "/widget.js", s.cross_origin.open(serve_static));

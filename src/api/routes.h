@@ -16,6 +16,7 @@ class Engine;
 namespace supportd::api {
 
 class Access;
+class LoadShedding;
 class ServingMetrics;
 }  // namespace supportd::api
 namespace supportd::desk {
@@ -43,8 +44,10 @@ struct Services {
   obs::anomaly::AnomalyMonitor* anomaly = nullptr;  // GET /v1/alerts (absent: 404)
   http::CrossOrigin cross_origin;                   // which sites' pages may call (default: any)
   AdminKey admin_key;  // what /admin routes require (none: they answer 404)
-  obs::faults::FaultInjector* faults = nullptr;  // /admin/faults and the fault points (absent: off)
-  std::vector<std::string> warnings;             // degraded parts, shown in /ready's details
+  obs::faults::FaultInjector* faults = nullptr;
+  LoadShedding* shedding = nullptr;   // /admin/shed: classes refused at run time (absent: 404)  //
+                                      // /admin/faults and the fault points (absent: off)
+  std::vector<std::string> warnings;  // degraded parts, shown in /ready's details
 };
 
 http::Router make_router(Services& services);

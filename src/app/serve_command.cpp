@@ -14,6 +14,7 @@
 
 #include "api/access.h"
 #include "api/anomaly_watch.h"
+#include "api/load_shedding.h"
 #include "api/routes.h"
 #include "api/serving_metrics.h"
 #include "app/commands.h"
@@ -208,6 +209,8 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   services.cross_origin = config.cross_origin;
   services.admin_key = config.admin_key;
   services.faults = faults ? &*faults : nullptr;
+  api::LoadShedding shedding;
+  services.shedding = &shedding;
   http::Router router = engine_node ? api::make_probe_router(services) : api::make_router(services);
   http::Server server(api::serve_routes_with(services, config.http),
                       [&router](http::Request& request) { return router.dispatch(request); });

@@ -3,13 +3,15 @@
 // with one, 401 for a missing or wrong key; POST /admin/faults refuses bad input naming the
 // field; an abort on the queue stage answers its status, counted in /metrics; a decode delay
 // reaches the engine and is marked in the request's trace (GET /v1/traces: the stage
-// "fault decode"); the kill switch disarms everything.
+// "fault decode"); the kill switch disarms everything; a shed class is refused with 503 until
+// served again.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 #include <optional>
 #include <thread>
 
+#include "api/load_shedding.h"
 #include "api/routes.h"
 #include "api/serving_metrics.h"
 #include "engine/llama/llama_engine.h"
@@ -67,6 +69,7 @@ class AdminFaultsTest : public ::testing::Test {
   void use_key_and_faults() {
     services_.admin_key = api::AdminKey::of(kKey);
     services_.faults = &*injector_;
+    services_.shedding = &shedding_;
   }
   HttpResult admin(const std::string& method, const std::string& target,
                    const std::string& body = {}) {
@@ -93,6 +96,7 @@ class AdminFaultsTest : public ::testing::Test {
   std::optional<api::ServingMetrics> metrics_;
   std::optional<obs::trace::Tracer> tracer_;
   std::optional<obs::faults::FaultInjector> injector_;
+  api::LoadShedding shedding_;
   api::Services services_;
   std::optional<http::Router> router_;
   std::optional<http::Server> server_;
@@ -199,6 +203,27 @@ TEST_F(AdminFaultsTest, ADecodeDelayIsMarkedInTheTraceAndTheKillSwitchEndsIt) {
   EXPECT_EQ(cleared.status, 200);
   EXPECT_EQ(json::parse(cleared.body).at("removed").as_int64(), 1);
   EXPECT_TRUE(json::parse(admin("GET", "/admin/faults").body).at("faults").as_array().empty());
+}
+
+TEST_F(AdminFaultsTest, AShedClassIsRefusedAndTheOthersServed) {
+  use_key_and_faults();
+  start();
+  const auto ask = [&](const std::string& priority) {
+    return http_request(server_->port(), "POST", "/v1/completions",
+                        R"({"prompt":"Hello","max_tokens":2,"priority":")" + priority + R"("})",
+                        {{"Content-Type", "application/json"}});
+  };
+  EXPECT_EQ(admin("POST", "/admin/shed", R"({"class":"urgent"})").status, 400);
+  const HttpResult shed = admin("POST", "/admin/shed", R"({"class":"low"})");
+  ASSERT_EQ(shed.status, 200) << shed.body;
+  EXPECT_EQ(json::parse(shed.body).at("shed").at(0).as_string(), "low");
+  const HttpResult refused = ask("low");
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_EQ(json::parse(refused.body).at("error").at("code").as_string(), "class_shed");
+  EXPECT_NE(refused.header("retry-after"), "");
+  EXPECT_EQ(ask("normal").status, 200);
+  EXPECT_EQ(admin("DELETE", "/admin/shed").status, 200);
+  EXPECT_EQ(ask("low").status, 200);
 }
 
 }  // namespace
