@@ -59,6 +59,7 @@ std::string report_json(const DrillReport& report) {
                         {"spike_p99_ms", report.spike_p99_ms},
                         {"recovered_p99_ms", report.recovered_p99_ms},
                         {"delay_ms", report.delay_ms},
+                        {"alerts_while_steady", report.alerts_while_steady},
                         {"requests", report.requests},
                         {"failed_requests", report.failed_requests},
                         {"steps", std::move(steps)}};

@@ -190,6 +190,7 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   std::this_thread::sleep_for(options.baseline);
   const auto baseline = p99(baseline_from, Clock::now());
   if (auto alerts = server.json_of("GET", "/v1/alerts", false)) before = latency_alerts(*alerts);
+  report.alerts_while_steady = before.size();
   if (!baseline) {
     step("baseline", false, "too few requests of class normal answered to take a p99");
     restore();

@@ -58,6 +58,7 @@ struct DrillReport {
   double recovered_p99_ms = 0;
   double delay_ms = 0;
   std::optional<double> detect_s, mitigate_s, recover_s;
+  std::size_t alerts_while_steady = 0;  // latency alerts raised before the injection (false)
   std::int64_t requests = 0;
   std::int64_t failed_requests = 0;  // no answer, or 5xx other than the shed class's 503
   bool passed() const;
