@@ -65,7 +65,7 @@ Result<faults::FaultSpec> parse_spec(const json::object& body) {
   for (const auto& field : body) {
     bool known = false;
     for (std::string_view name : kFields)
-      known = known || field.key() == name;
+      known = known || std::string_view(field.key()) == name;
     if (!known) {
       return Error::invalid("unknown field '" + std::string(field.key()) + "'",
                             std::string(field.key()));

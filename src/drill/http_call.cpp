@@ -124,7 +124,8 @@ Result<HttpReply> http_call(const HttpUrl& url, std::string_view method, std::st
     }
     pending.append(buffer, static_cast<std::size_t>(n));
     while (!pending.empty() && !parser.is_done()) {
-      const std::size_t took = parser.put(boost::asio::buffer(pending), error);
+      const std::size_t took =
+          parser.put(boost::asio::const_buffer(pending.data(), pending.size()), error);
       if (error == http::error::need_more) {
         error = {};
         pending.erase(0, took);
