@@ -251,6 +251,17 @@ net::awaitable<boost::system::error_code> Connection::read_until(net::steady_tim
                                                                  bool (Parser::*done)() const) {
   boost::system::error_code ec;
   while (!ec && !(parser.*done)()) {
+    // What has already arrived (usually the whole request, with its first byte) is parsed at
+    // once: a round through the timer race costs more than a small request's handling.
+    if (buffer_.size() > 0) {
+      const std::size_t used = parser.put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == bhttp::error::need_more) {
+        ec = {};
+      } else if (ec || used > 0) {
+        continue;
+      }
+    }
     auto read = bhttp::async_read_some(stream_, buffer_, parser, as_tuple(use_awaitable));
     std::tie(ec, std::ignore) = co_await before(deadline, std::move(read));
   }
