@@ -6,6 +6,7 @@
 #include <ctime>
 #include <string>
 
+#include <fmt/format.h>
 #include <boost/json.hpp>
 
 #include "api/access.h"
@@ -31,23 +32,25 @@ http::Response off() {
                               "invalid_request_error", "not_found");
 }
 
+// "'KEY' WHAT", naming the field as the error's param.
+Error field_error(std::string_view key, std::string_view what) {
+  return Error::invalid(fmt::format("'{}' {}", key, what), std::string(key));
+}
+
 // The number under `key`, when present; an error naming it when it is not a number.
 Result<std::optional<double>> number(const json::object& body, std::string_view key) {
   const json::value* value = body.if_contains(key);
   if (value == nullptr || value->is_null()) return std::optional<double>();
-  if (!value->is_number())
-    return Error::invalid("'" + std::string(key) + "' must be a number", std::string(key));
+  if (!value->is_number()) return field_error(key, "must be a number");
   const double x = value->to_number<double>();
-  if (!std::isfinite(x))
-    return Error::invalid("'" + std::string(key) + "' must be finite", std::string(key));
+  if (!std::isfinite(x)) return field_error(key, "must be finite");
   return std::optional<double>(x);
 }
 
 Result<std::string> text(const json::object& body, std::string_view key) {
   const json::value* value = body.if_contains(key);
   if (value == nullptr || value->is_null()) return std::string();
-  if (!value->is_string())
-    return Error::invalid("'" + std::string(key) + "' must be a string", std::string(key));
+  if (!value->is_string()) return field_error(key, "must be a string");
   return std::string(value->as_string());
 }
 
@@ -57,7 +60,7 @@ Result<std::optional<std::int64_t>> whole(const json::object& body, std::string_
   if (!x) return x.error();
   if (!*x) return std::optional<std::int64_t>();
   if (**x != std::floor(**x) || std::fabs(**x) > 1e12)
-    return Error::invalid("'" + std::string(key) + "' must be a whole number", std::string(key));
+    return field_error(key, "must be a whole number");
   return std::optional<std::int64_t>(static_cast<std::int64_t>(**x));
 }
 
@@ -67,7 +70,7 @@ Result<faults::FaultSpec> parse_spec(const json::object& body) {
     for (std::string_view name : kFields)
       known = known || std::string_view(field.key()) == name;
     if (!known) {
-      return Error::invalid("unknown field '" + std::string(field.key()) + "'",
+      return Error::invalid(fmt::format("unknown field '{}'", std::string_view(field.key())),
                             std::string(field.key()));
     }
   }

@@ -1,6 +1,7 @@
 // Shedding a priority class at run time, and its admin routes (see load_shedding.h).
 #include "api/load_shedding.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
@@ -66,8 +67,9 @@ http::Response add_shed(Services& services, http::Request& request) {
     return error_response(Error::invalid("'class' must be high, normal or low", "class"));
   for (const auto& field : *body) {
     if (field.key() != "class")
-      return error_response(Error::invalid("unknown field '" + std::string(field.key()) + "'",
-                                           std::string(field.key())));
+      return error_response(
+          Error::invalid(fmt::format("unknown field '{}'", std::string_view(field.key())),
+                         std::string(field.key())));
   }
   services.shedding->set(*priority, true);
   return shed_list(*services.shedding);

@@ -4,8 +4,9 @@
 //   learn      the anomaly detectors have learnt the steady load (GET /v1/alerts)
 //   baseline   p99 of the protected class ("normal") over a window
 //   inject     a decode delay on the "low" class (POST /admin/faults) sized to about double p99
+//              (1.5 x baseline p99 / max_tokens per step, unless --delay-ms)
 //   detect     a latency alert is raised (GET /v1/alerts): the time to detect
-//   spike      p99 under the fault is at least 1.5 times the baseline (the drill did bite)
+//   spike      p99 under the fault is at least 1.3 times the baseline (the drill did bite)
 //   trace      a kept slow request shows the injected stage (GET /v1/traces: "fault decode")
 //   mitigate   the runbook's relief, shedding the low class (POST /admin/shed): time to mitigate
 //   recover    p99 of the protected class back within `recovered_ratio` of the baseline: the
