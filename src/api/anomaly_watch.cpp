@@ -52,6 +52,11 @@ AnomalyWatch::AnomalyWatch(ServingMetrics& metrics, obs::anomaly::AnomalyMonitor
                          "Growth of anonymous memory per 1,000 requests, fitted over the leak "
                          "watchdog's last checkpoints (after its warm-up).")
                   .get()),
+      kv_leaked_(metrics.registry()
+                     .gauge("supportd_kv_cells_leaked",
+                            "KV cells held by no running request and no prefix-cache entry, at "
+                            "the anomaly watch's last tick (any is a leak).")
+                     .get()),
       leak_(leak) {}
 
 AnomalyWatch::~AnomalyWatch() {
@@ -79,6 +84,7 @@ std::vector<SignalValue> AnomalyWatch::read_signals(Clock::time_point now) {
       requests += count;
   }
   requests_ = requests;
+  kv_cells_leaked_ = engine.kv_cells_leaked;
   const double elapsed = std::chrono::duration<double>(now - totals_at_).count();
   if (have_totals_ && elapsed > 0) {
     values.push_back(
@@ -110,6 +116,12 @@ void AnomalyWatch::tick(Clock::time_point now) {
       changes.push_back(std::move(*change));
     active_.with({"memory_leak"}).set(checkpoint->alert ? 1 : 0);
   }
+  kv_leaked_.set(static_cast<double>(kv_cells_leaked_));
+  const bool kv_leak = leak_.observe_kv(kv_cells_leaked_);
+  if (auto change = monitor_.set_condition("kv_cell_leak", kv_leak,
+                                           static_cast<double>(kv_cells_leaked_), wall))
+    changes.push_back(std::move(*change));
+  active_.with({"kv_cell_leak"}).set(kv_leak ? 1 : 0);
   for (const auto& change : changes) {
     if (change.active) {
       raised_.with({change.signal}).increment();

@@ -8,7 +8,9 @@
 // refusals_per_second (queue full, deadline, rate limit), errors_per_second, rss_bytes.
 // Each tick also feeds the leak watchdog (obs/leak_watchdog.h) the requests served so far:
 // supportd_anonymous_memory_bytes, supportd_memory_growth_bytes_per_1000_requests, and the
-// alert "memory_leak" (in /v1/alerts and supportd_alert_active) while memory keeps growing.
+// alert "memory_leak" (in /v1/alerts and supportd_alert_active) while memory keeps growing;
+// and the engine's KV audit: supportd_kv_cells_leaked, and the alert "kv_cell_leak" while KV
+// cells are held by no sequence.
 // Thread-safety: tick() from one thread at a time (the watch's own thread once started);
 // start() and stop() from the owner's thread.
 #pragma once
@@ -57,8 +59,10 @@ class AnomalyWatch {
   obs::Family<obs::Counter>& raised_;
   obs::Gauge& anonymous_;
   obs::Gauge& growth_;
+  obs::Gauge& kv_leaked_;
   obs::LeakWatchdog leak_;
-  std::int64_t requests_ = 0;  // requests that ended, as the last read_signals saw them
+  std::int64_t requests_ = 0;         // requests that ended, as the last read_signals saw them
+  std::int64_t kv_cells_leaked_ = 0;  // the engine's KV audit, as the last read_signals saw it
 
   // The running totals the rates are taken from, as the previous call saw them.
   bool have_totals_ = false;

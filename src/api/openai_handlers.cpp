@@ -13,6 +13,8 @@
 #include "api/access.h"
 #include "api/completion_sinks.h"
 #include "api/errors.h"
+#include "api/fault_handlers.h"
+#include "api/load_shedding.h"
 #include "api/metering_sink.h"
 #include "api/openai_request.h"
 #include "api/serving_metrics.h"
@@ -131,6 +133,10 @@ http::Response create_completion(Services& services, http::Request& request, boo
   if (!call) return error_response(call.error());
   auto priority = request_priority(request, *call, caller);
   if (!priority) return error_response(priority.error());
+  if (services.shedding != nullptr && services.shedding->shed(*priority)) {
+    record_refusal(services, caller, *priority, Outcome::kRejectedQueueFull);
+    return shed_refusal(*priority);
+  }
   auto deadline = request_deadline(request, *call);
   if (!deadline) return error_response(deadline.error());
   const auto& card = engine.model();
@@ -153,6 +159,8 @@ http::Response create_completion(Services& services, http::Request& request, boo
   call->request.priority = *priority;
   call->request.tenant = caller.tenant;
   call->request.deadline = *deadline;
+  // A drill's faults on the queue, prefill and decode stages (api/fault_handlers.h).
+  if (auto aborted = inject_before_submit(services, call->request)) return std::move(*aborted);
   auto reply = std::make_shared<http::ReplyStream>();
   auto sink =
       call->stream ? make_streaming_sink(reply, format) : make_collecting_sink(reply, format);

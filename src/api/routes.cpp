@@ -6,6 +6,8 @@
 
 #include "api/desk_handlers.h"
 #include "api/desk_socket.h"
+#include "api/fault_handlers.h"
+#include "api/load_shedding.h"
 #include "api/openai_handlers.h"
 #include "api/request_tracing.h"
 #include "api/static_handlers.h"
@@ -22,8 +24,9 @@ http::Router make_router(Services& s) {
   // Routes other sites' pages may call (the widget embedded elsewhere, browser apps on the
   // OpenAI API): CORS headers on their answers and a preflight per path, added at the end.
   std::vector<std::pair<std::string, std::string>> open_paths;  // pattern, "GET, POST"
+  // The API's routes pass the http stage's fault point first (api/fault_handlers.h).
   auto open = [&](const std::string& method, const std::string& pattern, auto handler) {
-    router.add(method, pattern, s.cross_origin.open(bind(handler)));
+    router.add(method, pattern, s.cross_origin.open(with_http_faults(s, bind(handler))));
     auto it = std::find_if(open_paths.begin(), open_paths.end(),
                            [&](const auto& path) { return path.first == pattern; });
     if (it == open_paths.end()) {
@@ -35,6 +38,11 @@ http::Router make_router(Services& s) {
   // Routes for this server's own pages and for operators: another site's pages are refused.
   auto own = [&](const std::string& method, const std::string& pattern, http::Router::Handler h) {
     router.add(method, pattern, s.cross_origin.same_site(std::move(h)));
+  };
+  // Operator verbs that change how the server runs: the admin key's, never another site's
+  // (no CORS headers, not even on their errors; api/admin_key.h).
+  auto admin = [&](const std::string& method, const std::string& pattern, auto handler) {
+    router.add(method, pattern, s.admin_key.guard(bind(handler)));
   };
   // Probes.
   own("GET", "/health", bind(health));
@@ -69,6 +77,14 @@ http::Router make_router(Services& s) {
   own("GET", "/v1/alerts", bind(alerts));
   own("GET", "/v1/traces", bind(list_traces));
   own("GET", "/v1/traces/{trace_id}", bind(get_trace));
+  // Administration (behind the admin key).
+  admin("POST", "/admin/faults", add_fault);
+  admin("GET", "/admin/faults", list_faults);
+  admin("DELETE", "/admin/faults", clear_faults);
+  admin("DELETE", "/admin/faults/{id}", remove_fault);
+  admin("POST", "/admin/shed", add_shed);
+  admin("GET", "/admin/shed", list_shed);
+  admin("DELETE", "/admin/shed", clear_shed);
   // The web pages built into the binary: demo page with the widget, agent console, dashboard.
   // The widget's script is loaded by other sites' pages.
   router.add("GET", "/widget.js", s.cross_origin.open(serve_static));
@@ -77,6 +93,7 @@ http::Router make_router(Services& s) {
   }
   // An unknown path or method from an allowed page: readable there, not a network error.
   router.label_misses([&s](const http::Request& request, http::Response& response) {
+    if (is_admin_path(request.path)) return;
     s.cross_origin.label_error(request, response);
   });
   for (const auto& [pattern, methods] : open_paths) {
@@ -103,6 +120,7 @@ http::Router make_probe_router(Services& s) {
 http::ServerOptions serve_routes_with(const Services& services, http::ServerOptions options) {
   options.label_errors = [cross_origin = services.cross_origin](const http::Request& request,
                                                                 http::Response& response) {
+    if (is_admin_path(request.path)) return;
     cross_origin.label_error(request, response);
   };
   if (services.tracer != nullptr) options.watch = make_request_watcher(*services.tracer);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "api/admin_key.h"
 #include "http/cross_origin.h"
 #include "http/router.h"
 #include "http/server.h"
@@ -15,6 +16,7 @@ class Engine;
 namespace supportd::api {
 
 class Access;
+class LoadShedding;
 class ServingMetrics;
 }  // namespace supportd::api
 namespace supportd::desk {
@@ -25,6 +27,9 @@ class AnomalyMonitor;
 }  // namespace supportd::obs::anomaly
 namespace supportd::obs::trace {
 class Tracer;
+}
+namespace supportd::obs::faults {
+class FaultInjector;
 }
 namespace supportd::api {
 
@@ -38,7 +43,11 @@ struct Services {
   obs::trace::Tracer* tracer = nullptr;  // request spans, /v1/traces (absent: no tracing)
   obs::anomaly::AnomalyMonitor* anomaly = nullptr;  // GET /v1/alerts (absent: 404)
   http::CrossOrigin cross_origin;                   // which sites' pages may call (default: any)
-  std::vector<std::string> warnings;                // degraded parts, shown in /ready's details
+  AdminKey admin_key;  // what /admin routes require (none: they answer 404)
+  obs::faults::FaultInjector* faults = nullptr;
+  LoadShedding* shedding = nullptr;   // /admin/shed: classes refused at run time (absent: 404)  //
+                                      // /admin/faults and the fault points (absent: off)
+  std::vector<std::string> warnings;  // degraded parts, shown in /ready's details
 };
 
 http::Router make_router(Services& services);

@@ -39,5 +39,6 @@ void add_kb_command(CLI::App& app, int& exit_code);
 void add_capacity_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);
 void add_anomaly_command(CLI::App& app, int& exit_code);
+void add_drill_command(CLI::App& app, int& exit_code);
 
 }  // namespace supportd::app

@@ -54,7 +54,8 @@ Result<desk::TenantRules> load_rules(const DeskConfig& config) {
 }  // namespace
 
 Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::Engine& engine,
-                                              obs::Registry& registry) {
+                                              obs::Registry& registry,
+                                              obs::faults::FaultInjector* faults) {
   auto parts = std::make_unique<DeskParts>();
   const std::string data_dir = config.data_dir.empty() ? default_data_dir() : config.data_dir;
   std::error_code ec;
@@ -140,8 +141,9 @@ Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::
   for (std::string topic; std::getline(topics, topic, ',');) {
     if (!topic.empty()) options.handoff_topics.push_back(topic);
   }
-  parts->desk = std::make_unique<desk::Desk>(std::move(options), engine, *parts->knowledge,
-                                             parts->stores, std::move(rules).value(), registry);
+  parts->desk =
+      std::make_unique<desk::Desk>(std::move(options), engine, *parts->knowledge, parts->stores,
+                                   std::move(rules).value(), registry, faults);
   if (engine.model().meaningless_text && config.show_synthesized_text) {
     parts->warnings.push_back(
         "the model is synthesized (random weights) and --show-synthesized-text is on: the desk "

@@ -46,6 +46,7 @@ struct DeskParts {
 };
 
 Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::Engine& engine,
-                                              obs::Registry& registry);
+                                              obs::Registry& registry,
+                                              obs::faults::FaultInjector* faults = nullptr);
 
 }  // namespace supportd::app

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   supportd::app::add_capacity_command(app, exit_code);
   supportd::app::add_tune_command(app, exit_code);
   supportd::app::add_anomaly_command(app, exit_code);
+  supportd::app::add_drill_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,7 @@
 
 #include "api/access.h"
 #include "api/anomaly_watch.h"
+#include "api/load_shedding.h"
 #include "api/routes.h"
 #include "api/serving_metrics.h"
 #include "app/commands.h"
@@ -188,8 +189,15 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   if (const auto* remote = dynamic_cast<const engine::remote::RemoteEngine*>(engine->get()))
     engine::remote::expose_remote_metrics(registry, *remote);
   const bool engine_node = config.cluster.role == Role::kEngine;
-  auto desk = engine_node ? Result<std::unique_ptr<DeskParts>>(std::unique_ptr<DeskParts>())
-                          : build_desk(config.desk, **engine, registry);
+  // Before the desk, whose turns ask it at their stages.
+  std::optional<obs::faults::FaultInjector> faults;
+  if (config.faults) {
+    faults.emplace(config.fault_limits, &registry);
+    spdlog::warn("fault injection allowed (--faults): POST /admin/faults arms faults for drills");
+  }
+  auto desk = engine_node
+                  ? Result<std::unique_ptr<DeskParts>>(std::unique_ptr<DeskParts>())
+                  : build_desk(config.desk, **engine, registry, faults ? &*faults : nullptr);
   if (!desk) {
     fmt::print(stderr, "error: {}\n", desk.error().message);
     (*engine)->shutdown();
@@ -224,6 +232,10 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   services.anomaly = monitor ? &*monitor : nullptr;
   if (!engine_node) services.warnings = (*desk)->warnings;
   services.cross_origin = config.cross_origin;
+  services.admin_key = config.admin_key;
+  services.faults = faults ? &*faults : nullptr;
+  api::LoadShedding shedding;
+  services.shedding = &shedding;
   http::Router router = engine_node ? api::make_probe_router(services) : api::make_router(services);
   http::Server server(api::serve_routes_with(services, config.http),
                       [&router](http::Request& request) { return router.dispatch(request); });

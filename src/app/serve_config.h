@@ -12,6 +12,7 @@
 #include <spdlog/common.h>
 
 #include "api/access.h"
+#include "api/admin_key.h"
 #include "app/desk_setup.h"
 #include "app/option_table.h"
 #include "bus/topology.h"
@@ -21,6 +22,7 @@
 #include "http/cross_origin.h"
 #include "http/server.h"
 #include "obs/anomaly/signal_monitor.h"
+#include "obs/faults/fault_injector.h"
 #include "obs/leak_watchdog.h"
 
 namespace CLI {
@@ -81,6 +83,9 @@ struct ServeConfig {
   DeskConfig desk;
   AnomalyConfig anomaly;
   ClusterConfig cluster;
+  api::AdminKey admin_key;  // [admin]: what /admin routes require (none: they answer 404)
+  bool faults = false;      // POST /admin/faults allowed (needs the admin key)
+  obs::faults::FaultLimits fault_limits;
 };
 
 // The options of `serve`, declared on its CLI11 command, bound to a ServeConfig.

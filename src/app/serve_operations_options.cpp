@@ -1,7 +1,7 @@
 // The sections of `supportd serve`'s options that operate it rather than serve with it:
-// tracing, the anomaly watch, and the scale-out roles. Declared as serve_options.cpp declares
-// the others (one line per option, by section), kept apart so each file stays one screenful
-// of sections.
+// tracing, the anomaly watch, the scale-out roles and administration (the admin key, faults).
+// Declared as serve_options.cpp declares the others (one line per option, by section), kept apart
+// so each file stays one screenful of sections.
 #include <fmt/format.h>
 
 #include "app/serve_config.h"
@@ -149,6 +149,37 @@ void declare_cluster(OptionTable& table, ServeConfig& config) {
     if (!config.engine.model_path.empty() || !config.upstream.url.empty())
       return Status(Error::invalid(
           "--role gateway runs no model: --model and --upstream belong to the engine nodes"));
+    return Status();
+  });
+}
+
+// The admin key the /admin routes require, and fault injection behind it.
+void declare_admin(OptionTable& table, ServeConfig& config) {
+  OptionSection admin = table.section("admin", "Administration (/admin routes)");
+  admin.parsed<api::AdminKey>(
+      "admin-key-file", config.admin_key, "",
+      [](std::string_view file) -> Result<api::AdminKey> {
+        if (file.empty()) return api::AdminKey();
+        return api::AdminKey::read(std::string(file));
+      },
+      "File holding the admin key (one line, at least 16 characters) that /admin routes "
+      "require as 'Authorization: Bearer KEY'; none: /admin routes answer 404");
+  admin.value("faults", config.faults, false,
+              "Allow fault injection (POST /admin/faults) for drills; needs --admin-key-file");
+  obs::faults::FaultLimits& limits = config.fault_limits;
+  admin
+      .value("faults-max", limits.max_faults, std::size_t{8},
+             "Faults armed at once at most (more are refused with 409)")
+      .between(1, 1000);
+  admin
+      .duration<std::chrono::seconds>("faults-max-seconds", limits.max_expiry, 3600,
+                                      "Longest a fault may stay armed before it expires")
+      .between(1, 86400);
+  table.rule([&config] {
+    if (config.faults && !config.admin_key.configured())
+      return Status(
+          Error::invalid("--faults needs --admin-key-file: faults are armed through "
+                         "/admin/faults, which the admin key guards"));
     return Status();
   });
 }

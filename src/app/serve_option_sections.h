@@ -13,5 +13,6 @@ extern const Choices<bool> kOnOff;  // on | off
 void declare_tracing(OptionTable& table, ServeConfig& config);
 void declare_anomaly(OptionTable& table, ServeConfig& config);
 void declare_cluster(OptionTable& table, ServeConfig& config);
+void declare_admin(OptionTable& table, ServeConfig& config);
 
 }  // namespace supportd::app

@@ -395,6 +395,7 @@ void declare_serve_options(OptionTable& table, ServeConfig& config) {
   declare_desk(table, config);
   declare_anomaly(table, config);
   declare_cluster(table, config);
+  declare_admin(table, config);
 }
 
 }  // namespace supportd::app

@@ -49,7 +49,8 @@ const DeskError kBusy{DeskErrorKind::kBusy, "the desk is busy; try again in a mo
 }  // namespace
 
 Desk::Desk(DeskOptions options, engine::Engine& engine, kb::LiveKnowledgeBase& knowledge,
-           store::Stores& stores, TenantRules rules, obs::Registry& registry)
+           store::Stores& stores, TenantRules rules, obs::Registry& registry,
+           obs::faults::FaultInjector* faults)
     : options_(std::move(options)),
       engine_(engine),
       knowledge_(knowledge),
@@ -74,6 +75,7 @@ Desk::Desk(DeskOptions options, engine::Engine& engine, kb::LiveKnowledgeBase& k
           .engine = engine_,
           .metrics = metrics_,
           .workers = workers_,
+          .faults = faults,
       },
       workers_("desk", options_.worker_threads, options_.max_queued_turns) {}
 

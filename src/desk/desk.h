@@ -46,9 +46,11 @@ class Desk {
  public:
   // REQUIRES: `engine`, `knowledge`, `stores` and `registry` outlive the desk;
   // stores.sessions and stores.answers_l1 are set; `options` within the ranges DeskOptions
-  // states.
+  // states. `faults` (may be null; outlives the desk too): a drill's faults on the turn's
+  // retrieval, encoder and store stages.
   Desk(DeskOptions options, engine::Engine& engine, kb::LiveKnowledgeBase& knowledge,
-       store::Stores& stores, TenantRules rules, obs::Registry& registry);
+       store::Stores& stores, TenantRules rules, obs::Registry& registry,
+       obs::faults::FaultInjector* faults = nullptr);
   ~Desk();  // finishes the turns queued and running on its workers first
 
   // --- customers ---

@@ -27,6 +27,10 @@ struct EngineStats {
   int waiting_by_priority[kPriorityCount] = {0, 0, 0};
   std::int64_t kv_cells_used = 0;
   std::int64_t kv_cells_total = 0;
+  // KV positions held by sequences no request and no prefix-cache entry owns (a leak: nothing
+  // will free them); audited as the stats are published. Always 0 for engines without a cache.
+  std::int64_t kv_cells_leaked = 0;
+  int kv_sequences_leaking = 0;          // sequence ids holding such cells
   std::int64_t prefix_cache_tokens = 0;  // KV cells held by the prefix cache
   std::int64_t prefix_lookups = 0;
   std::int64_t prefix_hits = 0;

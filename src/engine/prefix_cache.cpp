@@ -146,4 +146,10 @@ std::vector<int> PrefixCache::clear() {
   return evict_cells(nodes_);
 }
 
+std::optional<std::size_t> PrefixCache::entry_length(int seq_id) const {
+  const auto it = entries_.find(seq_id);
+  if (it == entries_.end()) return std::nullopt;
+  return static_cast<std::size_t>(it->second->end->depth);
+}
+
 }  // namespace supportd::engine

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -49,6 +50,8 @@ class PrefixCache {
 
   std::size_t cells() const { return nodes_; }
   std::size_t entries() const { return entries_.size(); }
+  // The tokens cached under `seq_id`; nullopt when no entry holds that id.
+  std::optional<std::size_t> entry_length(int seq_id) const;
   std::size_t max_cells() const { return max_cells_; }
 
  private:

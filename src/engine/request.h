@@ -37,6 +37,17 @@ struct SamplingParams {
   std::optional<std::uint32_t> seed;  // unset: a fresh random seed per request
 };
 
+// What fault injection (obs/faults, POST /admin/faults) asks the engine to do to one request,
+// decided before submit so the engine thread only reads these numbers. Zero: nothing.
+struct InjectedFaults {
+  std::chrono::milliseconds prefill_delay{0};  // added to every step computing its prompt
+  std::chrono::milliseconds decode_delay{0};   // added to every step decoding its next token
+  double decode_tokens_per_second = 0;         // its tokens come at most this fast (0: no cap)
+  bool any() const {
+    return prefill_delay.count() > 0 || decode_delay.count() > 0 || decode_tokens_per_second > 0;
+  }
+};
+
 struct GenerationRequest {
   std::string id;                     // for logs and traces
   bool chat = false;                  // chat: render `messages` with the model's chat template
@@ -54,6 +65,8 @@ struct GenerationRequest {
   // it. Its tokens count in max_tokens and usage.completion_tokens. Plain text: never parsed
   // for control tokens.
   std::string continuation;
+  // A drill's faults for this request (not carried to other cluster nodes).
+  InjectedFaults injected;
 };
 
 enum class FinishReason {

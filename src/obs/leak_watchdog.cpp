@@ -2,6 +2,7 @@
 // least-squares slope of anonymous memory over them.
 #include "obs/leak_watchdog.h"
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -45,6 +46,11 @@ std::optional<LeakCheckpoint> LeakWatchdog::observe(std::int64_t requests,
   }
   last_ = checkpoint;
   return checkpoint;
+}
+
+bool LeakWatchdog::observe_kv(std::int64_t leaked_cells) {
+  kv_leaking_readings_ = leaked_cells > options_.kv_alert_cells ? kv_leaking_readings_ + 1 : 0;
+  return kv_leaking_readings_ >= std::max<std::size_t>(1, options_.kv_confirm_readings);
 }
 
 std::int64_t anonymous_memory_bytes() {

@@ -5,7 +5,7 @@
 // which is growth but not a leak), and raises its alert while that slope stays above
 // `alert_mb_per_1000` (the reference: 200 MB per 1,000 requests) over a whole fit. Fed by the
 // server's anomaly watch each tick with the requests served so far. Thread-safety: not thread-safe;
-// one owner feeds it.
+// one owner feeds it. It also watches the KV cells the engine's audit finds held by no sequence.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +20,12 @@ struct LeakOptions {
   std::size_t warm_up_requests = 5000;  // requests before the first checkpoint is kept
   std::size_t fit_checkpoints = 5;      // checkpoints the slope is fitted over (at least 2)
   double alert_mb_per_1000 = 200;       // slope that raises the alert, in MB (10^6 bytes)
+  // KV cells: any cell held by no sequence is a leak. The alert is raised once the engine's
+  // audit has found more than kv_alert_cells leaked on kv_confirm_readings readings in a row
+  // (the audit sees the engine between two steps, so one reading would do; the margin is for
+  // an engine whose stats are read while they change).
+  std::int64_t kv_alert_cells = 0;
+  std::size_t kv_confirm_readings = 3;
 };
 
 struct LeakCheckpoint {
@@ -42,11 +48,16 @@ class LeakWatchdog {
   // The latest checkpoint (requests 0 before the first).
   const LeakCheckpoint& last() const { return last_; }
 
+  // Reports the KV cells the engine's audit found held by no sequence (engine::EngineStats::
+  // kv_cells_leaked); returns whether the KV leak alert holds now.
+  bool observe_kv(std::int64_t leaked_cells);
+
  private:
   LeakOptions options_;
   std::int64_t next_ = -1;  // requests at which the next checkpoint is due (-1: not set yet)
   std::deque<LeakCheckpoint> kept_;
   LeakCheckpoint last_;
+  std::size_t kv_leaking_readings_ = 0;  // in a row, over kv_alert_cells
 };
 
 // This process's anonymous memory (RssAnon + VmSwap from /proc/self/status), in bytes; 0 when

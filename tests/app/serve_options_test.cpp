@@ -247,7 +247,7 @@ TEST(ServeConfig, EveryOptionHasItsOwnKeyAndIsInTheHelp) {
   const std::string help = app.help();
   std::set<std::string> keys;
   const std::set<std::string> sections = {"log",        "trace", "engine",  "upstream", "http",
-                                          "scheduling", "desk",  "anomaly", "cluster"};
+                                          "scheduling", "desk",  "anomaly", "cluster",  "admin"};
   for (const DeclaredOption* option : options.table().options()) {
     EXPECT_TRUE(keys.insert(option->key()).second) << option->key() << " is declared twice";
     EXPECT_TRUE(sections.contains(option->key().substr(0, option->key().find('.'))))
@@ -256,7 +256,8 @@ TEST(ServeConfig, EveryOptionHasItsOwnKeyAndIsInTheHelp) {
   }
   for (const char* key :
        {"log.log-level", "trace.otlp-endpoint", "engine.parallel", "upstream.upstream", "http.port",
-        "scheduling.aging-ms", "desk.kb", "anomaly.anomaly", "cluster.role"}) {
+        "scheduling.aging-ms", "desk.kb", "anomaly.anomaly", "cluster.role", "admin.admin-key-file",
+        "admin.faults"}) {
     EXPECT_TRUE(keys.contains(key)) << key;
   }
 }
@@ -292,6 +293,34 @@ TEST(ServeConfig, TheAnomalyWatchIsOnByDefaultAndItsThresholdsAreChecked) {
   ASSERT_TRUE(serve({"--config", file.path()}, from_file).ok());
   EXPECT_EQ(from_file.anomaly.monitor.alert.raise, 0.9);
   EXPECT_EQ(from_file.anomaly.monitor.alert.clear_after, 5u);
+}
+
+TEST(ServeConfig, TheAdminKeyComesFromItsFileAndFaultsNeedIt) {
+  ServeConfig none;
+  ASSERT_TRUE(serve({}, none).ok());
+  EXPECT_FALSE(none.admin_key.configured());
+  EXPECT_FALSE(none.faults);
+
+  const ConfigFile key("an-admin-key-of-some-length\n");  // a file like any other
+  ServeConfig keyed;
+  ASSERT_TRUE(serve({"--admin-key-file", key.path(), "--faults"}, keyed).ok());
+  EXPECT_TRUE(keyed.admin_key.configured());
+  EXPECT_TRUE(keyed.faults);
+
+  EXPECT_EQ(refusal({"--faults"}),
+            "--faults needs --admin-key-file: faults are armed through /admin/faults, which the "
+            "admin key guards");
+  const ConfigFile short_key("short\n");
+  EXPECT_NE(refusal({"--admin-key-file", short_key.path()}).find(short_key.path()),
+            std::string::npos);
+  EXPECT_NE(refusal({"--admin-key-file", "/nonexistent/key"}).find("--admin-key-file"),
+            std::string::npos);
+
+  const ConfigFile file("[admin]\nadmin-key-file = \"" + key.path() + "\"\nfaults = true\n");
+  ServeConfig from_file;
+  ASSERT_TRUE(serve({"--config", file.path()}, from_file).ok());
+  EXPECT_TRUE(from_file.admin_key.configured());
+  EXPECT_TRUE(from_file.faults);
 }
 
 }  // namespace

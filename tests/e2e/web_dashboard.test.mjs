@@ -3,7 +3,8 @@
 // the desk's tiles count a question answered from the knowledge base, a handoff, the
 // conversation waiting and its CSAT, and say "Desk off" when /v1/stats has no desk; when the
 // server goes away it says so instead of showing stale numbers as live. The "Slowest requests"
-// panel lists the kept requests and opens a waterfall of one's spans.
+// panel lists the kept requests and opens a waterfall of one's spans. Anomaly alerts are marked
+// on the charts of their signals.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -76,6 +77,40 @@ test('chart labels fit: a slow time to first token reads 1 s, not a clipped 1000
   assert.deepEqual((await axisLabels(page))['chart-ttft'].map((l) => l.text), ['0', '1.25 s', '2.5 s']);
   await page.locator('#chart-ttft').scrollIntoViewIfNeeded();
   await screenshot(page, 'dashboard-axis');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('anomaly alerts are marked on their charts: a band while active, the raise as a line', bounded, async () => {
+  const page = await newPage(browser.context, 'dashboard-alerts');
+  // The server's alerts are made to say that TTFT went wrong 20 s ago and still is, and that a
+  // queue alert came and went a minute ago.
+  const ago = (s) => new Date(Date.now() - s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const alert = (name, since, ended) => ({ alert: name, signal: name, active: !ended, since,
+                                            ...(ended ? { ended } : {}), raised_by: { value: 3.2, score: 0.9 },
+                                            peak_score: 0.9, readings: 5, values: [] });
+  await page.route('**/v1/alerts', (route) => route.fulfill({ json: {
+    active: [alert('ttft_p99.normal', ago(20))],
+    recent: [alert('queue_depth.low', ago(70), ago(50))],
+    signals: [], thresholds: { raise: 0.78, clear: 0.62, clear_after: 60 } } }));
+  await open(page, `${server.url}/dashboard`);
+  await page.getByText(/^Live · updated/).waitFor({ timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('#chart-ttft .alert-marker.active') !== null,
+                             null, { timeout: 15000 });
+  const ttft = page.locator('#chart-ttft .alert-marker');
+  assert.equal(await ttft.count(), 1);
+  assert.equal(await ttft.getAttribute('data-alert'), 'ttft_p99.normal');
+  assert.match(await ttft.locator('title').textContent(), /^alert ttft_p99\.normal: raised .*, active$/);
+  assert.equal(await ttft.locator('line').count(), 1);
+  assert.match(await page.locator('#chart-ttft').getAttribute('aria-label'), /Alerts: ttft_p99\.normal active since/);
+  // The ended alert is on the queue chart, not on the latency one.
+  const queue = page.locator('#chart-queue .alert-marker');
+  await queue.first().waitFor({ timeout: 10000 });
+  assert.equal(await queue.getAttribute('class'), 'alert-marker');
+  assert.match(await queue.locator('title').textContent(), /queue_depth\.low: raised .*, cleared /);
+  assert.equal(await page.locator('#chart-tps .alert-marker').count(), 0);
+  await page.locator('#chart-ttft').scrollIntoViewIfNeeded();
+  await screenshot(page, 'dashboard-alerts');
   assert.deepEqual(page.problems, []);
   await page.close();
 });

@@ -64,6 +64,20 @@ TEST(LeakWatchdog, OneStepBetweenCheckpointsIsNotALeak) {
   }
 }
 
+TEST(LeakWatchdog, AnyLeakedKvCellAlertsOnceConfirmedAndClearsWhenGone) {
+  LeakOptions options;
+  options.kv_confirm_readings = 3;
+  LeakWatchdog watchdog(options);
+  EXPECT_FALSE(watchdog.observe_kv(0));
+  EXPECT_FALSE(watchdog.observe_kv(1));
+  EXPECT_FALSE(watchdog.observe_kv(0));  // not in a row: starts again
+  EXPECT_FALSE(watchdog.observe_kv(1));
+  EXPECT_FALSE(watchdog.observe_kv(1));
+  EXPECT_TRUE(watchdog.observe_kv(1));  // a single cell is a leak
+  EXPECT_TRUE(watchdog.observe_kv(40));
+  EXPECT_FALSE(watchdog.observe_kv(0));
+}
+
 TEST(AnonymousMemory, GrowsWhenTheProcessTouchesNewMemory) {
   const std::int64_t before = anonymous_memory_bytes();
   EXPECT_GT(before, 0);

@@ -2,8 +2,9 @@
 // minutes as small inline SVG charts. Rates (requests/s, tokens/s, CPU, desk answers/s) are
 // differences of the server's counters between two polls. The desk's tiles and chart series
 // come from dashboard_desk.js; the slowest requests and their waterfalls from
-// dashboard_traces.js.
+// dashboard_traces.js; the anomaly alerts marked on the charts from dashboard_alerts.js.
 import { api, ApiError, apiKey, setApiKey, el } from './client.js';
+import { alertsFor, startAlerts } from './dashboard_alerts.js';
 import { deskRates, deskSeries, drawDesk } from './dashboard_desk.js';
 import { startTraces } from './dashboard_traces.js';
 import { fmt } from './format.js';
@@ -116,6 +117,23 @@ function drawChart(id, series, caption) {
     axis.append(label);
   }
   nodes.push(grid, axis);
+  // Anomaly alerts on this chart's signals: a band while active, a dashed line where raised.
+  const marked = [];
+  for (const a of alertsFor(id)) {
+    const end = a.ended ?? now;
+    if (end < t0) continue;
+    const from = x(Math.max(a.since, t0));
+    const g = svgEl('g', { class: `alert-marker${a.ended ? '' : ' active'}`, 'data-alert': a.alert });
+    const title = svgEl('title', {});
+    const raised = new Date(a.since).toLocaleTimeString();
+    title.textContent = `alert ${a.alert}: raised ${raised}` +
+      (a.ended ? `, cleared ${new Date(a.ended).toLocaleTimeString()}` : ', active');
+    g.append(title, svgEl('rect', { x: from.toFixed(1), y: top, width: Math.max(1, x(end) - from).toFixed(1),
+                                    height: height - top - bottom }));
+    if (a.since >= t0) g.append(svgEl('line', { x1: from.toFixed(1), x2: from.toFixed(1), y1: top, y2: height - bottom }));
+    nodes.push(g);
+    marked.push(`${a.alert} ${a.ended ? 'cleared' : 'active'} since ${raised}`);
+  }
   series.forEach((s, i) => {
     // One polyline per run of known values.
     let run = [];
@@ -143,7 +161,8 @@ function drawChart(id, series, caption) {
   $(`legend-${id}`).replaceChildren(...current.map(([name, value], i) =>
     el('li', { class: `c${i}` }, `${name} `, el('b', { text: value }))));
   svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', `${caption}, last ${ago.slice(1)}. Now: ${current.map(([n, v]) => `${n} ${v}`).join(', ')}.`);
+  svg.setAttribute('aria-label', `${caption}, last ${ago.slice(1)}. Now: ${current.map(([n, v]) => `${n} ${v}`).join(', ')}.` +
+    (marked.length ? ` Alerts: ${marked.join('; ')}.` : ''));
 }
 
 function drawCharts() {
@@ -338,3 +357,4 @@ $('api-key').value = apiKey();
 window.addEventListener('resize', () => { if (samples.length) drawCharts(); });
 poll();
 startTraces();
+startAlerts();

@@ -6,6 +6,7 @@
 
 #include "desk/message_meta.h"
 #include "filter/pii_masker.h"
+#include "obs/faults/fault_injector.h"
 
 namespace supportd::desk {
 
@@ -51,7 +52,32 @@ void Turn::run() {
 Turn::Next Turn::run_stage(std::size_t i) {
   timer_.start(kPipeline[i].name);
   const obs::trace::Scope in_stage(timer_.trace(), timer_.span());
+  if (auto aborted = inject_fault(kPipeline[i].name)) return *aborted;
   return (this->*kPipeline[i].run)();
+}
+
+std::optional<Turn::Next> Turn::inject_fault(std::string_view stage) {
+  if (context_.faults == nullptr) return std::nullopt;
+  namespace faults = obs::faults;
+  // The query is encoded (vector retrieval) as retrieval begins: the encoder's faults act
+  // there, before the retrieval's own. A turn's class is not known here: faults bound to a
+  // class do not reach the desk's stages.
+  std::vector<faults::Stage> stages;
+  if (stage == "retrieval") stages = {faults::Stage::kEncoder, faults::Stage::kRetrieval};
+  if (stage == "store") stages = {faults::Stage::kStore};
+  for (faults::Stage at : stages) {
+    auto injection = context_.faults->decide(at, "", tenant_);
+    if (!injection) continue;
+    if (injection->kind != faults::Kind::kAbort) {
+      faults::pause(*injection);
+      continue;
+    }
+    faults::mark(*injection);
+    return fail({DeskErrorKind::kBusy, "fault " + std::to_string(injection->fault) +
+                                           " injected at the " + faults::stage_name(at) +
+                                           " stage (POST /admin/faults)"});
+  }
+  return std::nullopt;
 }
 
 void Turn::advance(std::size_t from) {

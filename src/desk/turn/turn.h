@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "desk/answer.h"
@@ -74,6 +75,9 @@ class Turn : public std::enable_shared_from_this<Turn> {
   void advance(std::size_t from);
   // Starts timing kPipeline[i] and runs it.
   Next run_stage(std::size_t i);
+  // A drill's fault on the stage about to run (obs/faults: retrieval, encoder, store): waits
+  // out a delay; an abort ends the turn with kBusy. Nothing without an injector.
+  std::optional<Next> inject_fault(std::string_view stage);
   // The generation ended: records the generate stage, runs the stages after it. On a desk
   // worker (or the engine's thread when the workers are stopping).
   void resume(const engine::Completion& completion);

@@ -54,6 +54,8 @@ class LlamaEngine final : public Engine {
   int sequences_holding_cells();
 
  private:
+  // The tests' deliberate leak (kv_leak_hook.h), defined only in a test library.
+  friend bool leak_kv_cells(LlamaEngine& engine);
   explicit LlamaEngine(EngineOptions options);
 
   // Constant after create().

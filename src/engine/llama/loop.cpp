@@ -260,6 +260,9 @@ void Loop::publish_stats() {
     used += static_cast<std::int64_t>(s->n_past - std::min(s->n_past, s->shared));
   snapshot.kv_cells_used = used;
   snapshot.prefix_cache_tokens = static_cast<std::int64_t>(prefix_cache_.cells());
+  const KvAudit audit = audit_kv();
+  snapshot.kv_cells_leaked = audit.cells_leaked;
+  snapshot.kv_sequences_leaking = audit.sequences_leaking;
   std::lock_guard lock(stats_mutex_);
   published_ = snapshot;
 }

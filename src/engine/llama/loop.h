@@ -67,6 +67,12 @@ class Loop {
   void warm_up();
   void clear_prefix_cache();
   int sequences_holding_cells() const;
+  // kv_audit.cpp: KV cells held by sequence ids that no running request and no prefix-cache
+  // entry owns, or past the positions their owner has computed: cells no one will free.
+  KvAudit audit_kv() const;
+  // kv_leak_hook.cpp, linked into tests only (never into supportd): leaks the cells of a
+  // prefix-cache entry into a sequence id taken out of use. False when the cache is empty.
+  bool leak_kv_cells_for_test();
 
  private:
   using Waiting = std::map<RequestId, std::unique_ptr<Sequence>>;

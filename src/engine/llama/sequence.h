@@ -24,6 +24,12 @@ using RequestId = Engine::RequestId;
 // the cache. The last sampled token is decoded in the next step, so a sequence always has
 // tokens.size() - n_past >= 1 tokens left to feed: one while decoding, more while prefilling
 // (also after a preemption that dropped its cells).
+// What Loop::audit_kv finds: KV positions nobody owns.
+struct KvAudit {
+  std::int64_t cells_leaked = 0;
+  int sequences_leaking = 0;
+};
+
 struct Sequence {
   RequestId id = 0;
   GenerationRequest request;
@@ -54,6 +60,7 @@ struct Sequence {
   Clock::time_point admitted;  // first admission
   Clock::time_point first_token;
   bool has_first_token = false;
+  Clock::time_point next_token_at;  // with a throttle fault: its next decode step, not before
   Phases phases;  // what happened to it, for its trace (handed over in its Completion)
 
   // Milliseconds from its submission to `at`: the unit of its phase stamps.

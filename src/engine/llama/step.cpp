@@ -2,6 +2,7 @@
 // budget), run llama_decode on it (once, or once for each half), sample every sequence that
 // produced logits.
 #include <algorithm>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -26,10 +27,26 @@ void Loop::step() {
   std::vector<Planned> planned;
   planned.reserve(running_.size());
 
-  // Every decoding sequence (one token left to feed) advances by one token.
+  // Every decoding sequence (one token left to feed) advances by one token, unless a
+  // throttle fault holds it back until its time.
+  const auto now = Clock::now();
+  auto throttled_until = Clock::time_point::max();
+  Clock::duration injected{0};  // a drill's delay for this step (obs/faults)
   for (auto& s : running_) {
     s->batch_index = -1;
-    if (s->remaining() == 1) planned.push_back({s.get(), 1});
+    if (s->remaining() != 1) continue;
+    const InjectedFaults& faults = s->request.injected;
+    if (faults.decode_tokens_per_second > 0) {
+      if (s->next_token_at > now) {
+        throttled_until = std::min(throttled_until, s->next_token_at);
+        continue;
+      }
+      s->next_token_at =
+          now + std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(1.0 / faults.decode_tokens_per_second));
+    }
+    injected = std::max<Clock::duration>(injected, faults.decode_delay);
+    planned.push_back({s.get(), 1});
   }
   const int decode_tokens = static_cast<int>(planned.size());  // first in `planned`
   // Prefill chunks fill the rest of the budget, oldest admission first; a minimum chunk keeps
@@ -45,6 +62,7 @@ void Loop::step() {
     const int chunk =
         static_cast<int>(std::min<std::size_t>(s->remaining(), static_cast<std::size_t>(budget)));
     planned.push_back({s.get(), chunk});
+    injected = std::max<Clock::duration>(injected, s->request.injected.prefill_delay);
     budget -= chunk;
   }
   // The order of the batch. With a buffer per sequence, llama.cpp splits a batch into passes
@@ -71,7 +89,14 @@ void Loop::step() {
     if (s->n_past + static_cast<std::size_t>(tokens) == s->tokens.size())
       s->batch_index = batch_.n_tokens - 1;
   }
-  if (batch_.n_tokens == 0) return;
+  if (batch_.n_tokens == 0) {
+    // Only throttled sequences: wait for the first one's time (or anything in the inbox).
+    if (throttled_until != Clock::time_point::max()) {
+      std::unique_lock lock(inbox_mutex_);
+      inbox_cv_.wait_until(lock, throttled_until);
+    }
+    return;
+  }
   const std::size_t shared = shared_prefix(planned);
   if (shared != shared_prefix_) {
     llama_set_shared_prefix(context_, static_cast<std::uint32_t>(shared));
@@ -119,6 +144,8 @@ void Loop::step() {
   } else {
     run_batch(0, batch_.n_tokens, all, threads);
   }
+  // A drill's slow step: every sequence in it waits, as they would for a slow decode.
+  if (injected.count() > 0) std::this_thread::sleep_for(injected);
   const auto ended = Clock::now();
   for (const Planned& p : planned)
     p.sequence->phases.close(p.sequence->ms_at(ended));  // no-op unless a chunk is open

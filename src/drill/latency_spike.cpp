@@ -1,0 +1,322 @@
+// The latency-spike drill's steps (see latency_spike.h), in order, each timed from the
+// injection; the report's text and JSON are in drill_report.cpp.
+#include "drill/latency_spike.h"
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include "drill/http_call.h"
+#include "drill/steady_load.h"
+
+namespace supportd::drill {
+namespace {
+
+namespace json = boost::json;
+using std::chrono::milliseconds;
+
+constexpr const char* kProtected = "normal";  // the class whose latency the drill watches
+constexpr const char* kTargeted = "low";      // the class the fault hits and the relief sheds
+constexpr std::size_t kMinSamples = 10;       // requests a p99 is taken over, at least
+constexpr double kSpikeRatio = 1.3;           // p99 under the fault / baseline: the drill bit
+
+// The server and how to call it.
+class Server {
+ public:
+  Server(HttpUrl url, const DrillOptions& options) : url_(std::move(url)), options_(options) {}
+
+  Result<HttpReply> call(std::string_view method, std::string_view path, bool admin,
+                         std::string_view body = {}) const {
+    HeaderList headers;
+    const std::string& key = admin ? options_.admin_key : options_.api_key;
+    if (!key.empty()) headers.emplace_back("Authorization", "Bearer " + key);
+    return http_call(url_, method, path, body, headers, milliseconds(10000));
+  }
+  // The JSON object of a 200 answer; an error naming the call otherwise.
+  Result<json::object> json_of(std::string_view method, std::string_view path, bool admin,
+                               std::string_view body = {}) const {
+    auto reply = call(method, path, admin, body);
+    if (!reply) return reply.error();
+    if (reply->status == 401)
+      return Error::make(ErrorCode::kUnauthenticated,
+                         fmt::format("{} {}: 401 (wrong key?): {}", method, path, reply->body));
+    if (reply->status / 100 != 2) {
+      return Error::make(ErrorCode::kUnavailable,
+                         fmt::format("{} {}: HTTP {}: {}", method, path, reply->status,
+                                     reply->body.substr(0, 300)));
+    }
+    boost::system::error_code error;
+    json::value value = json::parse(reply->body, error);
+    if (error || !value.is_object())
+      return Error::make(ErrorCode::kCorrupt,
+                         fmt::format("{} {}: not a JSON object", method, path));
+    return std::move(value.as_object());
+  }
+  const HttpUrl& url() const { return url_; }
+
+ private:
+  HttpUrl url_;
+  const DrillOptions& options_;
+};
+
+bool is_latency_alert(std::string_view name) {
+  return name.starts_with("e2e_") || name.starts_with("ttft_") || name.starts_with("itl_");
+}
+
+// Every latency alert in a GET /v1/alerts document, active or ended, as "name@since".
+std::set<std::string> latency_alerts(const json::object& alerts) {
+  std::set<std::string> seen;
+  for (const char* list : {"active", "recent"}) {
+    const json::value* entries = alerts.if_contains(list);
+    if (entries == nullptr || !entries->is_array()) continue;
+    for (const auto& entry : entries->as_array()) {
+      const std::string name(entry.at("alert").as_string());
+      if (is_latency_alert(name))
+        seen.insert(name + "@" + std::string(entry.at("since").as_string()));
+    }
+  }
+  return seen;
+}
+
+// Whether the detector of the protected class's e2e p99 has learnt (and is fed).
+bool learnt(const json::object& alerts) {
+  const std::string wanted = std::string("e2e_p99.") + kProtected;
+  for (const auto& signal : alerts.at("signals").as_array()) {
+    if (signal.at("signal").as_string() == wanted) return !signal.at("learning").as_bool();
+  }
+  return false;
+}
+
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+}  // namespace
+
+bool DrillReport::passed() const {
+  return !steps.empty() &&
+         std::all_of(steps.begin(), steps.end(), [](const DrillStep& step) { return step.passed; });
+}
+
+Result<DrillReport> run_latency_spike(const DrillOptions& options,
+                                      const std::function<void(const std::string&)>& progress) {
+  auto url = parse_http_url(options.url, "--url");
+  if (!url) return url.error();
+  if (url->path.ends_with("/")) url->path.pop_back();
+  const Server server(*url, options);
+  DrillReport report;
+  const auto drill_start = Clock::now();
+  auto injected_at = drill_start;  // until the injection: times are from the start
+  const auto say = [&](const std::string& line) {
+    progress(fmt::format("[{:7.1f} s] {}", seconds_between(injected_at, Clock::now()), line));
+  };
+  const auto step = [&](std::string name, bool passed, std::string detail, bool timed = true) {
+    std::optional<double> at;
+    if (timed) at = seconds_between(injected_at, Clock::now());
+    say(fmt::format("{} {}: {}", passed ? "PASS" : "FAIL", name, detail));
+    report.steps.push_back({std::move(name), passed, at, std::move(detail)});
+  };
+
+  // Preflight: nothing is injected unless every part the drill needs answers.
+  say("preflight: " + options.url);
+  if (auto ready = server.call("GET", "/ready", false); !ready || ready->status != 200) {
+    return Error::make(ErrorCode::kUnavailable,
+                       ready ? fmt::format("GET /ready: HTTP {} (not ready)", ready->status)
+                             : ready.error().message);
+  }
+  for (const char* path : {"/admin/faults", "/admin/shed"}) {
+    if (auto checked = server.json_of("GET", path, true); !checked) return checked.error();
+  }
+  if (auto alerts = server.json_of("GET", "/v1/alerts", false); !alerts) {
+    return Error::make(ErrorCode::kUnavailable,
+                       alerts.error().message + " (is the anomaly watch on? --anomaly on)");
+  }
+  step("preflight", true, "ready; admin key, faults, shedding and alerts answer", false);
+
+  LoadOptions load_options;
+  load_options.url = *url;
+  load_options.api_key = options.api_key;
+  load_options.workers = std::max(2, options.workers);
+  load_options.max_tokens = options.max_tokens;
+  load_options.classes = {kProtected, kTargeted};
+  load_options.request_timeout = options.request_timeout;
+  load_options.max_duration = options.learn_timeout + options.baseline + options.detect_timeout +
+                              options.recover_timeout + std::chrono::seconds(60);
+  SteadyLoad load(load_options);
+  load.start();
+  std::optional<std::uint64_t> fault_id;
+  bool shed = false;
+  // Whatever happens from here, the server is left as it was found.
+  const auto restore = [&] {
+    if (fault_id) server.call("DELETE", fmt::format("/admin/faults/{}", *fault_id), true);
+    if (shed) server.call("DELETE", "/admin/shed", true);
+    load.stop();
+  };
+  const auto p99 = [&](Clock::time_point from, Clock::time_point to) {
+    return percentile_seconds(load.samples(), kProtected, from, to, 99, kMinSamples);
+  };
+
+  // Learn: the detectors must know the steady load before anything changes.
+  say(fmt::format("learn: a steady load of {} workers ({} and {}), waiting for the detectors",
+                  load_options.workers, kProtected, kTargeted));
+  std::set<std::string> before;  // latency alerts raised before the injection: false alerts
+  bool learned = false;
+  const auto learn_deadline = Clock::now() + options.learn_timeout;
+  auto next_line = Clock::now();
+  while (Clock::now() < learn_deadline) {
+    auto alerts = server.json_of("GET", "/v1/alerts", false);
+    if (alerts && learnt(*alerts)) {
+      learned = true;
+      break;
+    }
+    if (Clock::now() >= next_line) {
+      say(fmt::format("learn: {} requests answered so far", load.samples().size()));
+      next_line = Clock::now() + std::chrono::seconds(5);
+    }
+    std::this_thread::sleep_for(options.poll);
+  }
+  if (!learned) {
+    step("learn", false, "the detector of e2e_p99.normal did not finish learning in time");
+    restore();
+    return report;
+  }
+  step("learn", true, "the detectors know the steady load", false);
+
+  // Baseline.
+  const auto baseline_from = Clock::now();
+  say(fmt::format("baseline: measuring p99 of {} over {} s", kProtected, options.baseline.count()));
+  std::this_thread::sleep_for(options.baseline);
+  const auto baseline = p99(baseline_from, Clock::now());
+  if (auto alerts = server.json_of("GET", "/v1/alerts", false)) before = latency_alerts(*alerts);
+  report.alerts_while_steady = before.size();
+  if (!baseline) {
+    step("baseline", false, "too few requests of class normal answered to take a p99");
+    restore();
+    return report;
+  }
+  report.baseline_p99_ms = *baseline * 1e3;
+  step("baseline", true,
+       fmt::format("p99 {:.0f} ms; {} latency alert(s) raised while steady", report.baseline_p99_ms,
+                   before.size()),
+       false);
+
+  // Inject: each decode step a low request takes part in waits `delay`; a normal request shares
+  // most of its steps with one, so up to max_tokens delays are added to it. Measured: a delay of
+  // baseline / max_tokens raised p99 about 1.5 times; 1.5 times that delay about doubles it.
+  report.delay_ms =
+      options.delay_ms > 0
+          ? options.delay_ms
+          : std::max(5.0, 1.5 * report.baseline_p99_ms / std::max(1, options.max_tokens));
+  const auto expires = options.detect_timeout + options.recover_timeout + std::chrono::seconds(60);
+  auto fault = server.json_of(
+      "POST", "/admin/faults", true,
+      fmt::format(R"({{"stage":"decode","kind":"delay","delay_ms":{:.0f},"class":"{}",)"
+                  R"("percent":100,"expires_s":{}}})",
+                  report.delay_ms, kTargeted, expires.count()));
+  if (!fault) {
+    step("inject", false, fault.error().message);
+    restore();
+    return report;
+  }
+  fault_id = fault->at("id").to_number<std::uint64_t>();
+  injected_at = Clock::now();
+  step("inject", true,
+       fmt::format("fault {}: decode delay {:.0f} ms per step on class {}", *fault_id,
+                   report.delay_ms, kTargeted));
+
+  // Detect.
+  const auto detect_deadline = injected_at + options.detect_timeout;
+  while (Clock::now() < detect_deadline && !report.detect_s) {
+    if (auto alerts = server.json_of("GET", "/v1/alerts", false)) {
+      for (const auto& seen : latency_alerts(*alerts)) {
+        if (before.contains(seen)) continue;
+        report.detect_s = seconds_between(injected_at, Clock::now());
+        report.alert = seen.substr(0, seen.find('@'));
+        break;
+      }
+    }
+    if (!report.detect_s) std::this_thread::sleep_for(options.poll);
+  }
+  step("detect", report.detect_s.has_value(),
+       report.detect_s
+           ? fmt::format("alert {} raised", report.alert)
+           : fmt::format("no latency alert within {} s", options.detect_timeout.count()));
+
+  // The spike, as the customers of the protected class saw it: over the requests sent since the
+  // injection, once enough of them have been answered (a detection can come before).
+  auto spike = p99(injected_at, Clock::now());
+  const auto spike_deadline = Clock::now() + options.detect_timeout;
+  while (!spike && Clock::now() < spike_deadline) {
+    std::this_thread::sleep_for(options.poll);
+    spike = p99(injected_at, Clock::now());
+  }
+  report.spike_p99_ms = spike.value_or(0) * 1e3;
+  step("spike", spike && *spike >= kSpikeRatio * *baseline,
+       fmt::format("p99 {:.0f} ms under the fault ({:.1f}x the baseline)", report.spike_p99_ms,
+                   report.spike_p99_ms / report.baseline_p99_ms));
+
+  // The slow requests show the injected stage.
+  std::string marked;
+  if (auto traces = server.json_of("GET", "/v1/traces?limit=50", false)) {
+    for (const auto& trace : traces->at("traces").as_array()) {
+      for (const auto& stage : trace.at("stages").as_array()) {
+        if (stage.at("name").as_string() == "fault decode" && marked.empty())
+          marked = std::string(trace.at("trace_id").as_string());
+      }
+    }
+  }
+  step("trace", !marked.empty(),
+       marked.empty() ? "no kept trace shows \"fault decode\" (are the slow requests over "
+                        "--trace-slow-ms? is tracing on?)"
+                      : "trace " + marked + " shows the stage \"fault decode\"");
+
+  // Mitigate: the runbook's first relief, shedding the low class.
+  auto relief =
+      server.json_of("POST", "/admin/shed", true, fmt::format(R"({{"class":"{}"}})", kTargeted));
+  shed = relief.ok();
+  report.mitigation =
+      fmt::format("shed the {} class: POST /admin/shed {{\"class\":\"{}\"}}", kTargeted, kTargeted);
+  if (shed) report.mitigate_s = seconds_between(injected_at, Clock::now());
+  const auto mitigated_at = Clock::now();
+  step("mitigate", shed, shed ? report.mitigation : relief.error().message);
+
+  // Recover: p99 of requests sent since the relief, over the last window, back near baseline.
+  const auto recover_deadline = mitigated_at + options.recover_timeout;
+  next_line = Clock::now();
+  while (shed && Clock::now() < recover_deadline && !report.recover_s) {
+    std::this_thread::sleep_for(options.poll);
+    const auto now = Clock::now();
+    const auto from = std::max(mitigated_at, now - options.window);
+    const auto current = p99(from, now);
+    if (current && *current <= *baseline * options.recovered_ratio) {
+      report.recover_s = seconds_between(injected_at, now);
+      report.recovered_p99_ms = *current * 1e3;
+    } else if (now >= next_line) {
+      say(current ? fmt::format("recover: p99 {:.0f} ms (baseline {:.0f} ms)", *current * 1e3,
+                                report.baseline_p99_ms)
+                  : "recover: waiting for requests sent since the relief");
+      next_line = now + std::chrono::seconds(5);
+    }
+  }
+  step("recover", report.recover_s.has_value(),
+       report.recover_s
+           ? fmt::format("p99 {:.0f} ms, within {:.0f}% of the baseline", report.recovered_p99_ms,
+                         (options.recovered_ratio - 1) * 100)
+           : fmt::format("p99 not back within {:.0f}% of the baseline in {} s",
+                         (options.recovered_ratio - 1) * 100, options.recover_timeout.count()));
+
+  restore();
+  for (const auto& sample : load.samples()) {
+    ++report.requests;
+    const bool shed_refusal = sample.status == 503 && sample.priority == kTargeted;
+    if (sample.status == 0 || (sample.status >= 500 && !shed_refusal)) ++report.failed_requests;
+  }
+  say(fmt::format("done: {} requests, {} failed; the fault removed and every class served again",
+                  report.requests, report.failed_requests));
+  return report;
+}
+
+}  // namespace supportd::drill
