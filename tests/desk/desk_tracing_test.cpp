@@ -141,8 +141,9 @@ TEST(DeskTracing, EachWebSocketMessageIsATraceLinkedToTheHandshake) {
   const std::string caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
   const std::string caller_span = "00f067aa0ba902b7";
   {
-    testing::WebSocketClient socket(server.port(), "/v1/ws?session=" + session,
-                           {{"traceparent", "00-" + caller_trace + "-" + caller_span + "-01"}});
+    testing::WebSocketClient socket(
+        server.port(), "/v1/ws?session=" + session,
+        {{"traceparent", "00-" + caller_trace + "-" + caller_span + "-01"}});
     for (const char* question : {"Where is my parcel?", "How do I return an item?"}) {
       socket.send(json::serialize(json::object{{"type", "message"}, {"text", question}}));
       ASSERT_EQ(socket.receive_until("done").back().at("type"), json::value("done"));
