@@ -93,7 +93,7 @@ http::Router make_router(const http::CrossOrigin& cors) {
 
 struct Fixture {
   http::CrossOrigin cors =
-      http::CrossOrigin::parse("https://shop.example.com, *.example.org").value();
+      http::CrossOrigin::parse("https://shop.example.com, https://*.example.org").value();
   http::Router router = make_router(cors);
   std::unique_ptr<http::Server> server;
 
