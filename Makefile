@@ -1,6 +1,7 @@
 # supportd — the commands a newcomer needs. Everything installs itself on a fresh Debian 12.
 #   make serve   set up, build, and start supportd on its embedded default
 #   make test    set up, build (normal + ASan/UBSan), start test services, run every test
+#   make test-tsan  the multi-threaded tests under ThreadSanitizer (docs/testing.md, "Races")
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
