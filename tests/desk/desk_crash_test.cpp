@@ -15,8 +15,6 @@
 #include "desk_customers.h"
 #include "desk_servers.h"
 #include "serve_process.h"
-#include "test_model.h"
-#include "test_servers.h"
 
 namespace supportd::testing {
 namespace {
@@ -27,18 +25,6 @@ constexpr int kCustomers = 4;
 constexpr int kRounds = 3;
 constexpr int kMaxMessagesEach = 150;  // across every round
 constexpr const char* kSecret = "crash-test-session-secret-0123456789abcdef";
-
-// A desk on the tiny synthesized model that answers without generating (the fallback), so a
-// turn is quick and every turn stores the customer's message and the answer.
-std::vector<std::string> desk_flags() {
-  return {"--model", synthesized_model(), "--encoder", "off", "--session-secret", kSecret};
-}
-
-std::vector<std::string> with(std::vector<std::string> flags,
-                              const std::vector<std::string>& more) {
-  flags.insert(flags.end(), more.begin(), more.end());
-  return flags;
-}
 
 void expect_all_found(const HistoryCount& count, const std::string& what) {
   expect_all_found(count, what, kCustomers * kRounds);
@@ -75,12 +61,10 @@ TEST(DeskCrash, SqliteLosesNoAcknowledgedMessage) {
 TEST(DeskCrash, RedisAndPostgresLoseNoAcknowledgedMessage) {
   std::string why;
   if (!have_database_servers(why)) GTEST_SKIP() << why;
-  const ScratchDirectory dir("crash");
-  store::testing::RedisServer redis(dir.path / "redis");
-  store::testing::PostgresServer postgres(dir.path / "postgres");
-  ASSERT_TRUE(redis.start());
-  ASSERT_TRUE(postgres.start());
-  const auto flags = with(desk_flags(), {"--redis", redis.address(), "--postgres", postgres.uri()});
+  DatabaseServers servers;
+  ASSERT_TRUE(servers.start());
+  std::vector<std::string> flags = servers.desk_flags();
+  flags.insert(flags.end(), {"--session-secret", kSecret});  // shared by the fresh process
 
   auto server = std::make_unique<ServeProcess>(flags);
   ASSERT_TRUE(server->wait_ready(why, 300)) << why;
@@ -90,12 +74,12 @@ TEST(DeskCrash, RedisAndPostgresLoseNoAcknowledgedMessage) {
   // The journal's messages reach PostgreSQL by themselves after the last restart.
   const HistoryCount journal = load.count_history(server->port());
   const long long expected = journal.found + journal.extra_user;  // at least these
-  EXPECT_TRUE(wait_for_archived(postgres.uri(), expected, 60));
+  EXPECT_TRUE(wait_for_archived(servers.postgres.uri(), expected, 60));
   server.reset();
 
   // Another process with an empty data directory and Redis emptied: only PostgreSQL can answer.
-  redis.kill();
-  ASSERT_TRUE(redis.start());
+  servers.redis.kill();
+  ASSERT_TRUE(servers.redis.start());
   ServeProcess fresh(flags);
   ASSERT_TRUE(fresh.wait_ready(why, 300)) << why;
   expect_all_found(load.count_history(fresh.port()), "redis+postgres, read from PostgreSQL alone");

@@ -20,7 +20,6 @@
 #include "desk_servers.h"
 #include "http_client.h"
 #include "serve_process.h"
-#include "test_model.h"
 
 namespace supportd::testing {
 namespace {
@@ -65,10 +64,6 @@ class SmallDisk {
   fs::path path_;
   std::string refused_;
 };
-
-std::vector<std::string> desk_flags() {
-  return {"--model", synthesized_model(), "--encoder", "off"};
-}
 
 int total(const std::map<int, int>& refusals) {
   int sum = 0;

@@ -15,8 +15,6 @@
 #include "desk_customers.h"
 #include "desk_servers.h"
 #include "serve_process.h"
-#include "test_model.h"
-#include "test_servers.h"
 
 namespace supportd::testing {
 namespace {
@@ -32,13 +30,11 @@ struct Outage {
 TEST(DeskOutage, RedisAndPostgresStoppedPausedAndRestartedUnderLoad) {
   std::string why;
   if (!have_database_servers(why)) GTEST_SKIP() << why;
-  const ScratchDirectory dir("outage");
-  store::testing::RedisServer redis(dir.path / "redis");
-  store::testing::PostgresServer postgres(dir.path / "postgres");
-  ASSERT_TRUE(redis.start());
-  ASSERT_TRUE(postgres.start());
-  ServeProcess server({"--model", synthesized_model(), "--encoder", "off", "--redis",
-                       redis.address(), "--postgres", postgres.uri()});
+  DatabaseServers servers;
+  ASSERT_TRUE(servers.start());
+  auto& redis = servers.redis;
+  auto& postgres = servers.postgres;
+  ServeProcess server(servers.desk_flags());
   ASSERT_TRUE(server.wait_ready(why, 300)) << why;
 
   CustomerLoad load(server.port(), kCustomers);

@@ -9,6 +9,8 @@
 #include <pqxx/pqxx>
 #include <thread>
 
+#include "test_model.h"
+
 namespace supportd::testing {
 
 namespace fs = std::filesystem;
@@ -22,6 +24,16 @@ ScratchDirectory::ScratchDirectory(const std::string& name)
 ScratchDirectory::~ScratchDirectory() {
   std::error_code ec;
   fs::remove_all(path, ec);
+}
+
+std::vector<std::string> desk_flags(const std::vector<std::string>& more) {
+  std::vector<std::string> flags = {"--model", synthesized_model(), "--encoder", "off"};
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
+}
+
+std::vector<std::string> DatabaseServers::desk_flags() const {
+  return testing::desk_flags({"--redis", redis.address(), "--postgres", postgres.uri()});
 }
 
 bool have_database_servers(std::string& why) {
