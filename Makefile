@@ -15,7 +15,8 @@ export CCACHE_BASEDIR  := $(abspath .)
 export CCACHE_MAXSIZE  ?= 5G
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup build build-asan build-tsan serve test test-fast test-asan test-tsan format format-check bench clean
+.PHONY: setup build build-asan build-tsan serve test test-fast test-asan test-tsan format format-check \
+        bench clean
 
 setup:
 	@scripts/setup.sh
@@ -50,7 +51,7 @@ test: build build-asan
 test-fast: build
 	scripts/test.sh $(BUILD)
 
-# The multi-threaded tests under ThreadSanitizer (docs/testing.md, "Races"); CI runs it after make test.
+# The multi-threaded tests under ThreadSanitizer (docs/testing.md, "Races"; not in CI yet).
 test-tsan: build-tsan
 	scripts/test-tsan.sh $(TSAN_BUILD)
 

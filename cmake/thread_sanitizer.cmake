@@ -1,7 +1,7 @@
 # The ThreadSanitizer tree (`make test-tsan`, build-tsan, docs/testing.md "Races"): supportd's
 # own code and its tests are compiled with -fsanitize=thread (cmake/warnings.cmake, through
 # supportd_options); llama.cpp and ggml are not. Instrumenting them would add their ~280
-# compilation units to a cold CI run (measured: over an hour on this 2-core machine) for
+# compilation units to a cold CI run (an attempt built 48 of them in 20 minutes here) for
 # threads supportd never shares data with: the engine thread calls llama_decode and reads its
 # results after it returns, and ggml's workers live inside that call. Left uninstrumented, they
 # compile exactly as in the normal tree, so ccache serves them. ggml runs on its own threadpool
