@@ -2,10 +2,12 @@
 #   make serve   set up, build, and start supportd on its embedded default
 #   make test    set up, build (normal + ASan/UBSan + fuzz targets), start test services, run
 #                every test, then each fuzz target for FUZZ_TEST_SECONDS
+#   make test-tsan  the multi-threaded tests under ThreadSanitizer (docs/testing.md, "Races")
 #   make fuzz    build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
+TSAN_BUILD  ?= build-tsan
 FUZZ_BUILD  ?= build-fuzz
 FUZZ_SECONDS      ?= 300
 FUZZ_TEST_SECONDS ?= 10
@@ -19,7 +21,8 @@ export CCACHE_BASEDIR  := $(abspath .)
 export CCACHE_MAXSIZE  ?= 5G
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup build build-asan build-fuzz fuzz serve test test-fast test-asan format format-check bench clean
+.PHONY: setup build build-asan build-tsan build-fuzz fuzz serve test test-fast test-asan test-tsan \
+        format format-check bench clean
 
 setup:
 	@scripts/setup.sh
@@ -35,6 +38,13 @@ $(ASAN_BUILD)/build.ninja:
 
 build-asan: setup $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+# ThreadSanitizer: only the test executables that run several threads (tests/CMakeLists.txt).
+$(TSAN_BUILD)/build.ninja:
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUPPORTD_SANITIZE_THREAD=ON
+
+build-tsan: setup $(TSAN_BUILD)/build.ninja
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target tsan_tests
 
 # The libFuzzer targets (fuzz/README.md): clang 14, only the parsers' sources, no llama.cpp.
 $(FUZZ_BUILD)/build.ninja:
@@ -60,6 +70,10 @@ test: build build-asan build-fuzz
 test-fast: build
 	scripts/test.sh $(BUILD)
 
+# The multi-threaded tests under ThreadSanitizer (docs/testing.md, "Races"; not in CI yet).
+test-tsan: build-tsan
+	scripts/test-tsan.sh $(TSAN_BUILD)
+
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i
 
@@ -67,4 +81,4 @@ format-check:
 	git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
