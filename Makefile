@@ -1,11 +1,17 @@
 # supportd — the commands a newcomer needs. Everything installs itself on a fresh Debian 12.
 #   make serve   set up, build, and start supportd on its embedded default
-#   make test    set up, build (normal + ASan/UBSan), start test services, run every test
+#   make test    set up, build (normal + ASan/UBSan + fuzz targets), start test services, run
+#                every test, then each fuzz target for FUZZ_TEST_SECONDS
 #   make test-tsan  the multi-threaded tests under ThreadSanitizer (docs/testing.md, "Races")
+#   make fuzz    build the libFuzzer targets (clang) and run each for FUZZ_SECONDS
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
 TSAN_BUILD  ?= build-tsan
+FUZZ_BUILD  ?= build-fuzz
+FUZZ_SECONDS      ?= 300
+FUZZ_TEST_SECONDS ?= 10
+export FUZZ_TEST_SECONDS
 CACHE       ?= $(HOME)/.cache/supportd
 JOBS        ?= $(shell nproc)
 ARGS        ?=
@@ -15,8 +21,8 @@ export CCACHE_BASEDIR  := $(abspath .)
 export CCACHE_MAXSIZE  ?= 5G
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup build build-asan build-tsan serve test test-fast test-asan test-tsan format format-check \
-        bench clean
+.PHONY: setup build build-asan build-tsan build-fuzz fuzz serve test test-fast test-asan test-tsan \
+        format format-check bench clean
 
 setup:
 	@scripts/setup.sh
@@ -40,12 +46,25 @@ $(TSAN_BUILD)/build.ninja:
 build-tsan: setup $(TSAN_BUILD)/build.ninja
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target tsan_tests
 
+# The libFuzzer targets (fuzz/README.md): clang 14, only the parsers' sources, no llama.cpp.
+$(FUZZ_BUILD)/build.ninja:
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Fuzz -DSUPPORTD_FUZZ=ON \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+
+build-fuzz: setup $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+# Every fuzz target for FUZZ_SECONDS each (FUZZ_TARGETS="http_request rule_file" for some).
+fuzz: build-fuzz
+	fuzz/run $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 serve: build
 	$(BUILD)/bin/supportd serve $(ARGS)
 
-# Every test: the normal build (unit, integration, e2e), then unit + integration under ASan/UBSan.
-test: build build-asan
-	scripts/test.sh $(BUILD) $(ASAN_BUILD)
+# Every test: the normal build (unit, integration, e2e), then unit + integration under ASan/UBSan,
+# then each fuzz target for a short budget (a crash fails the run).
+test: build build-asan build-fuzz
+	scripts/test.sh $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
 
 # Only the normal build's tests (quicker while developing).
 test-fast: build
@@ -62,4 +81,4 @@ format-check:
 	git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -19,7 +19,7 @@ packages=(
   libfasttext-dev libhyperscan-dev libhnswlib-dev libeigen3-dev
   redis-server postgresql nats-server prometheus chromium wrk python3
   protobuf-compiler
-  libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runs supportd's tests: starts the real services the tests talk to (Redis, PostgreSQL, NATS)
 # on loopback ephemeral ports, runs ctest in the normal build, then the unit and integration
-# tests in the sanitizer build, and stops the services whatever happens.
-#   usage: scripts/test.sh BUILD_DIR [ASAN_BUILD_DIR]
+# tests in the sanitizer build, then each fuzz target of the fuzz build for FUZZ_TEST_SECONDS
+# (default 10; a crash fails the run), and stops the services whatever happens.
+#   usage: scripts/test.sh BUILD_DIR [ASAN_BUILD_DIR [FUZZ_BUILD_DIR]]
 set -euo pipefail
-build=${1:?usage: scripts/test.sh BUILD_DIR [ASAN_BUILD_DIR]}
+build=${1:?usage: scripts/test.sh BUILD_DIR [ASAN_BUILD_DIR [FUZZ_BUILD_DIR]]}
 asan=${2:-}
+fuzz=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/services.sh
 source "$here/scripts/services.sh"
@@ -23,5 +25,9 @@ if [ -n "$asan" ]; then
   export LSAN_OPTIONS=suppressions=$here/tests/lsan.supp:print_suppressions=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   ctest --test-dir "$asan" --output-on-failure -j "$jobs" -L 'unit|integration' --timeout 900
+fi
+if [ -n "$fuzz" ]; then
+  echo "== fuzz targets, ${FUZZ_TEST_SECONDS:-10} s each (build: $fuzz)"
+  (unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; "$here/fuzz/run" "$fuzz" "${FUZZ_TEST_SECONDS:-10}")
 fi
 echo "== all tests passed"

@@ -4,13 +4,12 @@
 
 #include <boost/json.hpp>
 
-#include <charconv>
 #include <limits>
 
 #include "api/access.h"
 #include "api/desk_answers.h"
+#include "api/desk_requests.h"
 #include "api/errors.h"
-#include "api/json_body.h"
 #include "core/utf8.h"
 #include "desk/desk.h"
 #include "http/reply_stream.h"
@@ -20,47 +19,6 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::int64_t kMaxHistoryLimit = 1000;  // messages per GET .../messages
-
-// The body as a JSON object ({} when empty), or an error naming what is wrong.
-Result<json::object> body_object(const http::Request& request) {
-  return parse_json_object(request.body, true);
-}
-
-// A query parameter that must be a whole number in [min, max] written in plain digits;
-// `fallback` when it is absent.
-Result<std::int64_t> integer_param(const http::Request& request, const char* name,
-                                   std::int64_t fallback, std::int64_t min, std::int64_t max) {
-  const auto text = request.query_param(name);
-  if (!text) return fallback;
-  std::int64_t value = 0;
-  const char* end = text->data() + text->size();
-  const auto [stop, ec] = std::from_chars(text->data(), end, value);
-  const bool digits = !text->empty() && (*text)[0] != '-' && (*text)[0] != '+';
-  if (!digits || ec != std::errc() || stop != end || value < min || value > max) {
-    return Error::invalid(std::string(name) + " must be a whole number from " +
-                              std::to_string(min) + " to " + std::to_string(max),
-                          name);
-  }
-  return value;
-}
-
-// "stream": true or false; absent or null: false.
-Result<bool> stream_field(const json::object& o) {
-  const json::value* v = o.if_contains("stream");
-  if (v == nullptr || v->is_null()) return false;
-  if (!v->is_bool()) return Error::invalid("stream must be true or false", "stream");
-  return v->as_bool();
-}
-
-Result<std::string> string_field(const json::object& o, const char* key, bool required) {
-  const json::value* v = o.if_contains(key);
-  if (v == nullptr || v->is_null()) {
-    if (required) return Error::invalid(std::string(key) + " is required", key);
-    return std::string();
-  }
-  if (!v->is_string()) return Error::invalid(std::string(key) + " must be a string", key);
-  return std::string(v->as_string());
-}
 
 json::object conversation_json(const store::Conversation& c) {
   json::object o{{"session", c.session},  {"tenant", c.tenant},
@@ -76,25 +34,18 @@ http::Response history_response(const Result<desk::History>& history) {
   return http::Response::json(200, history_json(*history));
 }
 
-// Common head of every desk handler: the desk, the tenant and the body.
+// Common head of every desk handler: the desk and the tenant.
 struct Call {
   desk::Desk* desk = nullptr;
   std::string tenant;
-  json::object body;
 };
 
-Result<Call> begin(Services& services, const http::Request& request, bool with_body) {
+Result<Call> begin(Services& services, const http::Request& request) {
   if (services.desk == nullptr)
     return Error::make(ErrorCode::kNotFound, "the desk is not enabled on this server");
   auto tenant = tenant_of(services.access, request);
   if (!tenant) return tenant.error();
-  Call call{services.desk, *tenant, {}};
-  if (with_body) {
-    auto body = body_object(request);
-    if (!body) return body.error();
-    call.body = std::move(body).value();
-  }
-  return call;
+  return Call{services.desk, *tenant};
 }
 
 std::string session_param(const http::Request& request) {
@@ -104,9 +55,9 @@ std::string session_param(const http::Request& request) {
 }  // namespace
 
 http::Response start_session(Services& services, http::Request& request) {
-  auto call = begin(services, request, true);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
-  auto user = string_field(call->body, "user", false);
+  auto user = decode_start_body(request.body);
   if (!user) return error_response(user.error());
   auto conversation = call->desk->start(call->tenant, user->empty() ? "web" : *user);
   if (!conversation) return error_response(conversation.error());
@@ -115,20 +66,18 @@ http::Response start_session(Services& services, http::Request& request) {
 }
 
 http::Response post_message(Services& services, http::Request& request) {
-  auto call = begin(services, request, true);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
-  auto text = string_field(call->body, "text", true);
-  if (!text) return error_response(text.error());
-  auto stream = stream_field(call->body);
-  if (!stream) return error_response(stream.error());
+  auto body = decode_message_body(request.body);
+  if (!body) return error_response(body.error());
   auto reply = std::make_shared<http::ReplyStream>();
-  auto sink = *stream ? make_answer_event_sink(reply) : make_answer_json_sink(reply, true);
-  call->desk->ask(call->tenant, session_param(request), std::move(text).value(), sink);
+  auto sink = body->stream ? make_answer_event_sink(reply) : make_answer_json_sink(reply, true);
+  call->desk->ask(call->tenant, session_param(request), std::move(body->text), sink);
   return http::Response::deferred(reply);
 }
 
 http::Response get_messages(Services& services, http::Request& request) {
-  auto call = begin(services, request, false);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
   auto limit = integer_param(request, "limit", 50, 1, kMaxHistoryLimit);
   if (!limit) return error_response(limit.error());
@@ -139,35 +88,21 @@ http::Response get_messages(Services& services, http::Request& request) {
 }
 
 http::Response post_feedback(Services& services, http::Request& request) {
-  auto call = begin(services, request, true);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
+  auto feedback = decode_feedback_body(request.body);
+  if (!feedback) return error_response(feedback.error());
   const std::string session = session_param(request);
-  const json::value* csat = call->body.if_contains("csat");
-  const json::value* thumb = call->body.if_contains("thumb");
-  Status status;
-  if (csat != nullptr) {
-    if (!csat->is_int64())
-      return error_response(Error::invalid("csat must be an integer from 1 to 5", "csat"));
-    status =
-        call->desk->rate_conversation(call->tenant, session, static_cast<int>(csat->as_int64()));
-  } else if (thumb != nullptr) {
-    const json::value* seq = call->body.if_contains("seq_id");
-    if (seq == nullptr || !seq->is_int64())
-      return error_response(Error::invalid("seq_id must be the answer's seq_id", "seq_id"));
-    if (!thumb->is_string() || (thumb->as_string() != "up" && thumb->as_string() != "down")) {
-      return error_response(Error::invalid("thumb must be \"up\" or \"down\"", "thumb"));
-    }
-    status =
-        call->desk->rate_answer(call->tenant, session, seq->as_int64(), thumb->as_string() == "up");
-  } else {
-    return error_response(Error::invalid("give either {\"seq_id\", \"thumb\"} or {\"csat\"}"));
-  }
+  const Status status =
+      feedback->csat
+          ? call->desk->rate_conversation(call->tenant, session, static_cast<int>(*feedback->csat))
+          : call->desk->rate_answer(call->tenant, session, feedback->seq_id, feedback->thumb_up);
   if (!status) return error_response(status.error());
   return http::Response::json(200, R"({"ok":true})");
 }
 
 http::Response post_handoff(Services& services, http::Request& request) {
-  auto call = begin(services, request, false);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
   auto changed =
       call->desk->request_human(call->tenant, session_param(request), desk::HandoffReason::kAsked);
@@ -176,32 +111,31 @@ http::Response post_handoff(Services& services, http::Request& request) {
 }
 
 http::Response post_answer(Services& services, http::Request& request) {
-  auto call = begin(services, request, true);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
-  auto question = string_field(call->body, "question", true);
-  if (!question) return error_response(question.error());
-  auto stream = stream_field(call->body);
-  if (!stream) return error_response(stream.error());
-  const bool streaming = *stream;
+  auto body = decode_answer_body(request.body);
+  if (!body) return error_response(body.error());
+  std::string& question = body->text;
+  const bool streaming = body->stream;
   if (!streaming) {
     // The FAQ fast path and in-process cache hits answer on this thread, without a hop to the
     // desk's workers.
-    if (auto fast = call->desk->answer_from_faq(*question)) {
+    if (auto fast = call->desk->answer_from_faq(question)) {
       return http::Response::json(200, answer_json(*fast));
     }
-    if (auto cached = call->desk->answer_from_cache(call->tenant, *question)) {
+    if (auto cached = call->desk->answer_from_cache(call->tenant, question)) {
       return http::Response::json(200, answer_json(*cached));
     }
   }
   auto reply = std::make_shared<http::ReplyStream>();
   call->desk->answer(
-      call->tenant, std::move(question).value(),
+      call->tenant, std::move(question),
       streaming ? make_answer_event_sink(reply) : make_answer_json_sink(reply, false));
   return http::Response::deferred(reply);
 }
 
 http::Response agent_list(Services& services, http::Request& request) {
-  auto call = begin(services, request, false);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
   if (const auto state = request.query_param("state"); state && *state != "waiting") {
     return error_response(Error::invalid(
@@ -218,24 +152,20 @@ http::Response agent_list(Services& services, http::Request& request) {
 }
 
 http::Response agent_conversation(Services& services, http::Request& request) {
-  auto call = begin(services, request, false);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
   return history_response(call->desk->history(call->tenant, session_param(request), 200, 0));
 }
 
 http::Response agent_action(Services& services, http::Request& request, const std::string& action) {
-  auto call = begin(services, request, true);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
-  auto agent = string_field(call->body, "agent", false);
-  if (!agent) return error_response(agent.error());
-  std::string name = agent->empty() ? std::string(request.header("x-agent")) : *agent;
-  if (name.empty())
-    return error_response(Error::invalid("agent is required (in the body or X-Agent)", "agent"));
+  auto body = decode_agent_body(request.body, action, request.header("x-agent"));
+  if (!body) return error_response(body.error());
+  const std::string& name = body->agent;
   const std::string session = session_param(request);
   if (action == "reply") {
-    auto text = string_field(call->body, "text", true);
-    if (!text) return error_response(text.error());
-    auto seq = call->desk->agent_reply(call->tenant, session, name, *text);
+    auto seq = call->desk->agent_reply(call->tenant, session, name, body->text);
     if (!seq) return error_response(seq.error());
     return http::Response::json(200, json::serialize(json::object{{"seq_id", *seq}}));
   }
@@ -258,7 +188,7 @@ http::Response agent_action(Services& services, http::Request& request, const st
 }
 
 http::Response reload_knowledge(Services& services, http::Request& request) {
-  auto call = begin(services, request, false);
+  auto call = begin(services, request);
   if (!call) return error_response(call.error());
   auto reloaded = call->desk->reload_knowledge();
   if (!reloaded) return error_response(reloaded.error());

@@ -8,6 +8,7 @@
 
 #include "api/access.h"
 #include "api/desk_answers.h"
+#include "api/desk_requests.h"
 #include "api/errors.h"
 #include "api/socket_tracing.h"
 #include "desk/desk.h"
@@ -20,20 +21,6 @@ namespace {
 
 std::string error_message(std::string_view code, std::string_view message) {
   return json::serialize(json::object{{"type", "error"}, {"code", code}, {"message", message}});
-}
-
-// A socket message parsed, null when it is not JSON.
-json::value parse_message(std::string_view text) {
-  boost::system::error_code ec;
-  json::value message = json::parse(text, ec);
-  return ec ? json::value() : message;
-}
-
-// A message's "type": empty unless it is an object with a string type.
-std::string_view message_type(const json::value& message) {
-  const json::object* object = message.if_object();
-  const json::value* type = object ? object->if_contains("type") : nullptr;
-  return type && type->is_string() ? std::string_view(type->as_string()) : std::string_view();
 }
 
 // What both sockets share: the desk, the caller's tenant, the peer, and pushes from the hub.
@@ -72,28 +59,22 @@ class CustomerSocket final : public DeskSocket,
   }
 
   void on_message(std::string_view text) override {
-    const json::value message = parse_message(text);
-    const std::string_view type = message_type(message);
-    if (type == "ping") {  // a heartbeat: not traced
+    SocketMessage message = decode_socket_message(text);
+    if (message.kind == SocketMessage::Kind::kPing) {  // a heartbeat: not traced
       peer_->send(R"({"type":"pong"})");
       return;
     }
     const std::shared_ptr<TracedMessage> traced = tracing_.begin(text.size(), tenant_);
     const obs::trace::Scope scope(traced ? traced->trace() : nullptr, {});
-    if (type.empty()) {
-      refuse(traced, "send JSON like {\"type\": \"message\", \"text\": \"...\"}");
-      return;
-    }
-    const json::value* body = message.as_object().if_contains("text");
-    if (type != "message" || body == nullptr || !body->is_string()) {
-      refuse(traced, "unknown message type, or no \"text\"");
+    if (message.kind == SocketMessage::Kind::kRefused) {
+      refuse(traced, message.text);
       return;
     }
     std::weak_ptr<http::WebSocketPeer> weak = peer_;
     auto sink = make_answer_message_sink([weak](std::string event) {
       if (auto peer = weak.lock()) peer->send(std::move(event));
     });
-    desk_.ask(tenant_, session_, std::string(body->as_string()),
+    desk_.ask(tenant_, session_, std::move(message.text),
               traced ? traced->watch(std::move(sink)) : std::move(sink));
   }
 
@@ -122,7 +103,7 @@ class AgentSocket final : public DeskSocket, public std::enable_shared_from_this
     if (!waiting.empty()) peer_->send(waiting);
   }
   void on_message(std::string_view text) override {
-    if (message_type(parse_message(text)) == "ping") {
+    if (decode_socket_message(text).kind == SocketMessage::Kind::kPing) {
       peer_->send(R"({"type":"pong"})");
     } else {
       peer_->send(error_message("invalid_message",

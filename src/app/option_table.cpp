@@ -70,23 +70,31 @@ void DeclaredOption::attach(CLI::Option* option, const std::string& group) {
 // ---- Option<T> ----
 
 template <typename T>
+// The bodies below are guarded by `if constexpr` as well as constrained: clang 14 instantiates
+// constrained members on the explicit instantiations at the end of this file (the fuzz build).
 Option<T>& Option<T>::between(T low, T high) requires std::is_arithmetic_v<T> {
-  show_range(fmt::format(" [{}..{}]", low, high));
-  return check([low, high](const T& value, const std::string& shown) -> Status {
-    if (value >= low && value <= high) return {};
-    return Error::invalid(fmt::format("{} must be between {} and {}", shown, low, high));
-  });
+  if constexpr (std::is_arithmetic_v<T>) {
+    show_range(fmt::format(" [{}..{}]", low, high));
+    check([low, high](const T& value, const std::string& shown) -> Status {
+      if (value >= low && value <= high) return {};
+      return Error::invalid(fmt::format("{} must be between {} and {}", shown, low, high));
+    });
+  }
+  return *this;
 }
 
 template <typename T>
 Option<T>& Option<T>::at_least(T low) requires std::is_arithmetic_v<T> {
-  show_range(fmt::format(" [>= {}]", low));
-  return check([this, low](const T& value, const std::string& shown) -> Status {
-    if (value >= low) return {};
-    if (low == 0) return Error::invalid(shown + " must not be negative");
-    const std::string unit_text = unit_name().empty() ? "" : " (" + unit_name() + ")";
-    return Error::invalid(fmt::format("{} must be at least {}{}", shown, low, unit_text));
-  });
+  if constexpr (std::is_arithmetic_v<T>) {
+    show_range(fmt::format(" [>= {}]", low));
+    check([this, low](const T& value, const std::string& shown) -> Status {
+      if (value >= low) return {};
+      if (low == 0) return Error::invalid(shown + " must not be negative");
+      const std::string unit_text = unit_name().empty() ? "" : " (" + unit_name() + ")";
+      return Error::invalid(fmt::format("{} must be at least {}{}", shown, low, unit_text));
+    });
+  }
+  return *this;
 }
 
 template <typename T>

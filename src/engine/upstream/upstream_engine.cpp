@@ -16,6 +16,7 @@
 
 #include "core/http_url.h"
 #include "engine/upstream/sse_parser.h"
+#include "engine/upstream/stream_event.h"
 
 namespace supportd::engine::upstream {
 
@@ -349,43 +350,24 @@ net::awaitable<Completion> UpstreamEngine::Impl::exchange(Call& call) {
       continue;
     }
     for (const std::string& data : events.feed(std::string_view(chunk, got))) {
-      if (data == "[DONE]") {
+      const std::optional<StreamEvent> event = decode_stream_event(data);
+      if (!event) continue;
+      if (event->done) {
         finished = true;
         break;
       }
-      boost::system::error_code jec;
-      const json::value event = json::parse(data, jec);
-      if (jec || !event.is_object()) continue;
-      const auto& o = event.as_object();
-      if (const auto* error = o.if_contains("error"))
-        co_return fail("upstream error: " + json::serialize(*error));
-      if (const auto* usage = o.if_contains("usage"); usage && usage->is_object()) {
-        const auto& u = usage->as_object();
-        if (const auto* p = u.if_contains("prompt_tokens"); p && p->is_int64())
-          done.usage.prompt_tokens = static_cast<int>(p->as_int64());
-        if (const auto* c = u.if_contains("completion_tokens"); c && c->is_int64())
-          done.usage.completion_tokens = static_cast<int>(c->as_int64());
-      }
-      const auto* choices = o.if_contains("choices");
-      if (choices == nullptr || !choices->is_array() || choices->as_array().empty()) continue;
-      const auto& choice = choices->as_array()[0].as_object();
-      const json::value* text = nullptr;
-      if (const auto* delta = choice.if_contains("delta"); delta && delta->is_object()) {
-        text = delta->as_object().if_contains("content");
-      } else {
-        text = choice.if_contains("text");
-      }
-      if (text && text->is_string() && !text->as_string().empty()) {
+      if (event->error) co_return fail("upstream error: " + *event->error);
+      if (event->prompt_tokens) done.usage.prompt_tokens = *event->prompt_tokens;
+      if (event->completion_tokens) done.usage.completion_tokens = *event->completion_tokens;
+      if (!event->text.empty()) {
         if (done.timings.first_token_ms < 0) {
           done.timings.first_token_ms =
               std::chrono::duration<double, std::milli>(Clock::now() - call.submitted).count();
         }
         ++tokens;
-        call.sink->on_text(std::string_view(text->as_string()));
+        call.sink->on_text(event->text);
       }
-      if (const auto* reason = choice.if_contains("finish_reason"); reason && reason->is_string()) {
-        done.reason = reason->as_string() == "length" ? FinishReason::kLength : FinishReason::kStop;
-      }
+      if (event->reason) done.reason = *event->reason;
     }
   }
   if (status != 200) {
