@@ -10,7 +10,7 @@ ASAN_BUILD  ?= build-asan
 TSAN_BUILD  ?= build-tsan
 FUZZ_BUILD  ?= build-fuzz
 FUZZ_SECONDS      ?= 300
-FUZZ_TEST_SECONDS ?= 10
+FUZZ_TEST_SECONDS ?= 5
 export FUZZ_TEST_SECONDS
 CACHE       ?= $(HOME)/.cache/supportd
 JOBS        ?= $(shell nproc)

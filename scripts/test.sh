@@ -27,7 +27,7 @@ if [ -n "$asan" ]; then
   ctest --test-dir "$asan" --output-on-failure -j "$jobs" -L 'unit|integration' --timeout 900
 fi
 if [ -n "$fuzz" ]; then
-  echo "== fuzz targets, ${FUZZ_TEST_SECONDS:-10} s each (build: $fuzz)"
-  (unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; "$here/fuzz/run" "$fuzz" "${FUZZ_TEST_SECONDS:-10}")
+  echo "== fuzz targets, ${FUZZ_TEST_SECONDS:-5} s each (build: $fuzz)"
+  (unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; "$here/fuzz/run" "$fuzz" "${FUZZ_TEST_SECONDS:-5}")
 fi
 echo "== all tests passed"
