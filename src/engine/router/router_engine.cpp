@@ -45,20 +45,31 @@ class CountingSink final : public GenerationSink {
       : inner_(std::move(inner)), figures_(std::move(figures)) {}
 
   void on_version(std::string_view version) override { inner_->on_version(version); }
-  void on_text(std::string_view text) override { inner_->on_text(text); }
+  void on_text(std::string_view text) override {
+    // Timed from the router's submit, as the caller sees it (whatever delayed it).
+    if (!first_token_seen_) {
+      first_token_seen_ = true;
+      figures_->ttft_ms.observe(milliseconds_since(submitted_));
+    }
+    inner_->on_text(text);
+  }
   void on_done(const Completion& completion) override {
     if (completion.reason == FinishReason::kError) figures_->errors.fetch_add(1);
     if (completion.reason == FinishReason::kDeadline) figures_->refusals.fetch_add(1);
-    if (completion.timings.first_token_ms >= 0)
-      figures_->ttft_ms.observe(completion.timings.first_token_ms);
-    figures_->e2e_ms.observe(completion.timings.total_ms);
+    figures_->e2e_ms.observe(milliseconds_since(submitted_));
     inner_->on_done(completion);
     figures_->in_flight.fetch_sub(1);  // after the answer's end: a drain waits for it
   }
 
  private:
+  static double milliseconds_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  }
+
   const std::shared_ptr<GenerationSink> inner_;
   const std::shared_ptr<Figures> figures_;
+  const Clock::time_point submitted_ = Clock::now();
+  bool first_token_seen_ = false;  // the engine's thread alone reads and writes it
 };
 
 std::string describe(const Split& split) {
