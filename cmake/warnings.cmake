@@ -13,3 +13,8 @@ if(SUPPORTD_SANITIZE)
   # GCC 12 reports false maybe-uninitialized warnings inside Boost.Beast when sanitizing.
   target_compile_options(supportd_options INTERFACE -Wno-maybe-uninitialized)
 endif()
+if(SUPPORTD_SANITIZE_THREAD)  # cmake/thread_sanitizer.cmake
+  target_compile_options(supportd_options INTERFACE -fsanitize=thread -fno-omit-frame-pointer -g)
+  # GCC 12 warns that TSan does not support atomic_thread_fence (used inside Boost.Asio).
+  target_compile_options(supportd_options INTERFACE -Wno-tsan)
+endif()

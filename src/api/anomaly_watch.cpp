@@ -2,6 +2,7 @@
 // the engine, fed to the monitor once a tick, reported as metrics and log lines.
 #include "api/anomaly_watch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -57,6 +58,11 @@ AnomalyWatch::AnomalyWatch(ServingMetrics& metrics, obs::anomaly::AnomalyMonitor
                             "KV cells held by no running request and no prefix-cache entry, at "
                             "the anomaly watch's last tick (any is a leak).")
                      .get()),
+      cache_fill_(metrics.registry().gauge(
+          "supportd_cache_fill_ratio",
+          "A bounded in-process cache's fill against its cap (1: full), at the anomaly watch's "
+          "last tick; the leak watchdog alerts only on growth once every cache is full.",
+          {"cache"})),
       leak_(leak) {}
 
 AnomalyWatch::~AnomalyWatch() {
@@ -109,7 +115,14 @@ void AnomalyWatch::tick(Clock::time_point now) {
   std::vector<obs::anomaly::AlertRecord> changes = monitor_.observe(values, wall);
   const std::int64_t anonymous = obs::anonymous_memory_bytes();
   anonymous_.set(static_cast<double>(anonymous));
-  if (const auto checkpoint = leak_.observe(requests_, anonymous)) {
+  std::vector<obs::CacheFill> caches;
+  if (cache_reader_) caches = cache_reader_();
+  for (const auto& cache : caches) {
+    cache_fill_.with({cache.name})
+        .set(static_cast<double>(cache.used) /
+             static_cast<double>(std::max<std::int64_t>(1, cache.cap)));
+  }
+  if (const auto checkpoint = leak_.observe(requests_, anonymous, caches)) {
     const double slope = checkpoint->bytes_per_1000.value_or(0);
     growth_.set(slope);
     if (auto change = monitor_.set_condition("memory_leak", checkpoint->alert, slope, wall))

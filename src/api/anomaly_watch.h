@@ -10,7 +10,9 @@
 // supportd_anonymous_memory_bytes, supportd_memory_growth_bytes_per_1000_requests, and the
 // alert "memory_leak" (in /v1/alerts and supportd_alert_active) while memory keeps growing;
 // and the engine's KV audit: supportd_kv_cells_leaked, and the alert "kv_cell_leak" while KV
-// cells are held by no sequence.
+// cells are held by no sequence. The bounded caches' fill (read_caches) goes to the watchdog,
+// which alerts only on growth once every cache is at its cap, and to
+// supportd_cache_fill_ratio{cache=...}.
 // Thread-safety: tick() from one thread at a time (the watch's own thread once started);
 // start() and stop() from the owner's thread.
 #pragma once
@@ -19,6 +21,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -47,6 +50,12 @@ class AnomalyWatch {
   // One tick: reads the signals, feeds the monitor, updates the gauges, logs the changes.
   void tick(Clock::time_point now = Clock::now());
 
+  // Where the bounded caches' fill is read each tick (from the tick's thread; it must stay
+  // callable until stop()). REQUIRES: not started.
+  void read_caches(std::function<std::vector<obs::CacheFill>()> reader) {
+    cache_reader_ = std::move(reader);
+  }
+
   // Ticks every `interval` on a thread of its own until stop(). REQUIRES: not started.
   void start(std::chrono::milliseconds interval);
   void stop();
@@ -60,6 +69,8 @@ class AnomalyWatch {
   obs::Gauge& anonymous_;
   obs::Gauge& growth_;
   obs::Gauge& kv_leaked_;
+  obs::Family<obs::Gauge>& cache_fill_;
+  std::function<std::vector<obs::CacheFill>()> cache_reader_;  // may be empty
   obs::LeakWatchdog leak_;
   std::int64_t requests_ = 0;         // requests that ended, as the last read_signals saw them
   std::int64_t kv_cells_leaked_ = 0;  // the engine's KV audit, as the last read_signals saw it

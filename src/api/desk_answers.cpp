@@ -55,7 +55,7 @@ class EventSink : public desk::AnswerSink {
   }
   void on_error(const desk::DeskError& error) override {
     emit_(json::serialize(json::object{{"type", "error"},
-                                       {"status", http_status(error.kind)},
+                                       {"status", http_status(error)},
                                        {"code", error_code(error.kind)},
                                        {"message", error.message}}));
   }

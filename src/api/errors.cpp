@@ -45,8 +45,8 @@ http::Response error_response(const Error& error) {
   return response;
 }
 
-int http_status(desk::DeskErrorKind kind) {
-  switch (kind) {
+int http_status(const desk::DeskError& error) {
+  switch (error.kind) {
     case desk::DeskErrorKind::kInvalidSession: return 400;
     case desk::DeskErrorKind::kUnknownSession: return 404;
     case desk::DeskErrorKind::kInvalidMessage: return 400;
@@ -55,6 +55,9 @@ int http_status(desk::DeskErrorKind kind) {
     case desk::DeskErrorKind::kStoreUnavailable: return 503;
     case desk::DeskErrorKind::kBusy: return 503;
     case desk::DeskErrorKind::kTooManyWaiting: return 429;
+    case desk::DeskErrorKind::kInjectedFault:
+      return error.injected_status >= 400 && error.injected_status <= 599 ? error.injected_status
+                                                                          : 503;
   }
   return 500;
 }
@@ -69,12 +72,13 @@ std::string_view error_code(desk::DeskErrorKind kind) {
     case desk::DeskErrorKind::kStoreUnavailable: return "store_unavailable";
     case desk::DeskErrorKind::kBusy: return "overloaded";
     case desk::DeskErrorKind::kTooManyWaiting: return "too_many_messages";
+    case desk::DeskErrorKind::kInjectedFault: return "fault_injected";
   }
   return "internal";
 }
 
 http::Response error_response(const desk::DeskError& error) {
-  const int status = http_status(error.kind);
+  const int status = http_status(error);
   return http::error_response(status, error.message, error_type(status), error_code(error.kind));
 }
 

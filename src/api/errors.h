@@ -17,10 +17,10 @@ int http_status(ErrorCode code);
 http::Response error_response(const Error& error);
 
 // Why a desk turn could not run: its status (400 malformed or too long, 404 unknown session,
-// 429 too many waiting, 503 busy or store down), the body's "code" the widget and clients key
-// on (e.g. "unknown_session", "message_too_long"), and "server_error" or
-// "invalid_request_error" as the body's type.
-int http_status(desk::DeskErrorKind kind);
+// 429 too many waiting, 503 busy or store down, an injected fault's own status), the body's
+// "code" the widget and clients key on (e.g. "unknown_session", "message_too_long",
+// "fault_injected"), and "server_error" or "invalid_request_error" as the body's type.
+int http_status(const desk::DeskError& error);
 std::string_view error_code(desk::DeskErrorKind kind);
 std::string_view error_type(int status);
 http::Response error_response(const desk::DeskError& error);

@@ -36,7 +36,7 @@ class PushingSink final : public desk::AnswerSink {
   void on_error(const desk::DeskError& error) override {
     message_->pushed();
     inner_->on_error(error);
-    message_->end(error_code(error.kind), http_status(error.kind) >= 500);
+    message_->end(error_code(error.kind), http_status(error) >= 500);
   }
 
  private:

@@ -76,7 +76,8 @@ void add_drill_command(CLI::App& app, int& exit_code) {
   CLI::App* spike = drill_app->add_subcommand(
       "latency-spike",
       "Under a steady load of its own, inject a decode delay that about doubles p99 and check, "
-      "with timestamps: the anomaly alert fires (GET /v1/alerts), the slow requests show the "
+      "with timestamps: the anomaly alert fires (GET /v1/alerts), with --prometheus the alert "
+      "rule in deploy/prometheus fires too, the slow requests show the "
       "injected stage (GET /v1/traces), the mitigation is applied (the low class shed, POST "
       "/admin/shed) and p99 returns to its baseline. Prints the time to detect, mitigate and "
       "recover and a pass/fail per step; restores the server whatever happens. The server needs "
@@ -85,6 +86,9 @@ void add_drill_command(CLI::App& app, int& exit_code) {
   spike->add_option("--url", flags.options.url, "The server, http://host:port")->required();
   spike->add_option("--admin-key-file", flags.admin_key_file, "File holding the admin key")
       ->required();
+  spike->add_option("--prometheus", flags.options.prometheus_url,
+                    "A Prometheus scraping the server with deploy/prometheus's rules, "
+                    "http://host:port: the drill also checks that SupportdLatencyAnomaly fires");
   spike->add_option("--api-key-file", flags.api_key_file,
                     "File holding an API key, when the server requires keys");
   spike

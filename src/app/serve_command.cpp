@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 
@@ -232,6 +233,25 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   if (config.anomaly.on) {
     monitor.emplace(config.anomaly.monitor);
     watch.emplace(metrics, *monitor, config.anomaly.leak);
+    // The caches that fill up after a start: growth until they are full is not a leak.
+    desk::Desk* desk_part = engine_node ? nullptr : (*desk)->desk.get();
+    watch->read_caches([desk_part, traces = tracer.get()] {
+      std::vector<obs::CacheFill> caches;
+      if (desk_part != nullptr) caches = desk_part->cache_fill();
+      if (traces != nullptr) {
+        // Kept traces are bounded by count and by bytes: whichever binds first.
+        const auto& ring = traces->ring();
+        const double by_count = static_cast<double>(ring.size()) / ring.capacity();
+        const double by_bytes =
+            static_cast<double>(ring.bytes()) / std::max<std::size_t>(1, ring.max_bytes());
+        caches.push_back(by_count >= by_bytes
+                             ? obs::CacheFill{"traces", static_cast<std::int64_t>(ring.size()),
+                                              static_cast<std::int64_t>(ring.capacity())}
+                             : obs::CacheFill{"traces", static_cast<std::int64_t>(ring.bytes()),
+                                              static_cast<std::int64_t>(ring.max_bytes())});
+      }
+      return caches;
+    });
   }
   auto* model_router = dynamic_cast<engine::router::RouterEngine*>(engine->get());
   if (model_router != nullptr && config.auto_rollback) {

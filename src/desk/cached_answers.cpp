@@ -60,4 +60,12 @@ void CachedAnswers::keep(const std::string& key, const std::string& question, co
   if (!vector.empty()) semantic_.insert(vector, knowledge_version, question, answer.text);
 }
 
+std::vector<obs::CacheFill> CachedAnswers::fill() const {
+  const auto& l1 = *stores_.answers_l1;
+  return {{"answers_l1", static_cast<std::int64_t>(l1.stats().size),
+           static_cast<std::int64_t>(l1.capacity())},
+          {"semantic", static_cast<std::int64_t>(semantic_.size()),
+           static_cast<std::int64_t>(semantic_.capacity())}};
+}
+
 }  // namespace supportd::desk

@@ -13,6 +13,7 @@
 
 #include "desk/answer.h"
 #include "kb/knowledge_base.h"
+#include "obs/leak_watchdog.h"
 #include "store/cache/semantic_cache.h"
 #include "store/open_stores.h"
 
@@ -51,6 +52,10 @@ class CachedAnswers {
 
   // Forgets the semantic cache's answers (after a reload; L1 and L2 keys carry the version).
   void forget_semantic() { semantic_.clear(); }
+
+  // The in-process caches' fill against their caps, in entries ("answers_l1", "semantic"), for
+  // the leak watchdog.
+  std::vector<obs::CacheFill> fill() const;
 
  private:
   store::Stores& stores_;

@@ -115,6 +115,8 @@ class Desk {
   // The waiting list as the agents' socket message ({"type": "waiting", ...}).
   std::string waiting_message(const std::string& tenant);
   ConversationHub& hub() { return hub_; }
+  // The desk's in-process caches against their caps (CachedAnswers::fill).
+  std::vector<obs::CacheFill> cache_fill() const { return answers_.fill(); }
   DeskMetrics& metrics() { return metrics_; }
   const DeskOptions& options() const { return options_; }
 

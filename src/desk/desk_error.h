@@ -22,11 +22,14 @@ enum class DeskErrorKind {
   kBusy,              // the desk's queue of turns is full: retry in a moment
   kTooManyWaiting,    // this conversation already has DeskOptions::max_waiting_per_conversation
                       // messages waiting: send the next one once they are answered
+  kInjectedFault,     // a drill's fault (POST /admin/faults) ended the turn on purpose:
+                      // DeskError::injected_status is the answer the operator asked for
 };
 
 struct DeskError {
   DeskErrorKind kind = DeskErrorKind::kBusy;
-  std::string message;  // for the person who sent the message
+  std::string message;      // for the person who sent the message
+  int injected_status = 0;  // kInjectedFault only: the status the fault was armed with (400..599)
 };
 
 // The desk's error for a session id that Sessions::verify (or the tenant check) refused:

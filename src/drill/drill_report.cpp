@@ -27,12 +27,15 @@ std::string report_text(const DrillReport& report) {
                         seconds_text(step.at_s), step.detail);
   }
   text += fmt::format(
-      "\n  time to detect    {}{}\n  time to mitigate  {}  ({})\n  time to recover   {}\n\n"
+      "\n  time to detect    {}{}\n  Prometheus rule   {}{}\n  time to mitigate  {}  ({})\n"
+      "  time to recover   {}\n\n"
       "  p99 of class normal: baseline {:.0f} ms, under the fault {:.0f} ms, recovered {:.0f} ms\n"
       "  decode delay injected: {:.0f} ms per step on class low\n"
       "  load: {} requests, {} failed (not counting the shed class's refusals)\n\n"
       "drill {}\n",
       seconds_text(report.detect_s), report.alert.empty() ? "" : "  (alert " + report.alert + ")",
+      seconds_text(report.rule_s),
+      report.rule.empty() ? "  (not checked: no --prometheus)" : "  (" + report.rule + ")",
       seconds_text(report.mitigate_s), report.mitigation.empty() ? "none" : report.mitigation,
       seconds_text(report.recover_s), report.baseline_p99_ms, report.spike_p99_ms,
       report.recovered_p99_ms, report.delay_ms, report.requests, report.failed_requests,
@@ -51,6 +54,8 @@ std::string report_json(const DrillReport& report) {
   json::object document{{"drill", "latency-spike"},
                         {"passed", report.passed()},
                         {"time_to_detect_s", seconds_json(report.detect_s)},
+                        {"time_to_rule_s", seconds_json(report.rule_s)},
+                        {"rule", report.rule},
                         {"time_to_mitigate_s", seconds_json(report.mitigate_s)},
                         {"time_to_recover_s", seconds_json(report.recover_s)},
                         {"alert", report.alert},

@@ -90,6 +90,47 @@ bool learnt(const json::object& alerts) {
   return false;
 }
 
+constexpr const char* kRule = "SupportdLatencyAnomaly";  // deploy/prometheus/alerts.yml
+
+// The `alert` labels of kRule's alerts, pending or firing, in a Prometheus's GET /api/v1/alerts
+// document, as "label state".
+Result<std::set<std::string>> rule_alerts(const HttpUrl& prometheus) {
+  auto reply = http_call(prometheus, "GET", "/api/v1/alerts", {}, {}, milliseconds(10000));
+  if (!reply) return reply.error();
+  boost::system::error_code error;
+  const json::value document = json::parse(reply->body, error);
+  const json::value* data =
+      error || !document.is_object() ? nullptr : document.as_object().if_contains("data");
+  if (reply->status != 200 || data == nullptr || !data->is_object())
+    return Error::make(ErrorCode::kUnavailable,
+                       fmt::format("GET /api/v1/alerts on the Prometheus: HTTP {}: {}",
+                                   reply->status, reply->body.substr(0, 300)));
+  std::set<std::string> seen;
+  const json::value* alerts = data->as_object().if_contains("alerts");
+  if (alerts == nullptr || !alerts->is_array()) return seen;
+  for (const auto& entry : alerts->as_array()) {
+    const json::object& labels = entry.at("labels").as_object();
+    const json::value* name = labels.if_contains("alertname");
+    const json::value* alert = labels.if_contains("alert");
+    if (name == nullptr || *name != kRule || alert == nullptr || !alert->is_string()) continue;
+    seen.insert(std::string(alert->as_string()) + " " + std::string(entry.at("state").as_string()));
+  }
+  return seen;
+}
+
+// The labels of `after` whose alert was not already in `before` (whatever its state there).
+std::optional<std::string> new_rule_alert(const std::set<std::string>& before,
+                                          const std::set<std::string>& after) {
+  for (const auto& seen : after) {
+    const std::string label = seen.substr(0, seen.find(' '));
+    const bool known = std::any_of(before.begin(), before.end(), [&](const std::string& old) {
+      return old.substr(0, old.find(' ')) == label;
+    });
+    if (!known) return seen;
+  }
+  return std::nullopt;
+}
+
 double seconds_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
@@ -107,6 +148,13 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   if (!url) return url.error();
   if (url->path.ends_with("/")) url->path.pop_back();
   const Server server(*url, options);
+  std::optional<HttpUrl> prometheus;
+  if (!options.prometheus_url.empty()) {
+    auto parsed = parse_http_url(options.prometheus_url, "--prometheus");
+    if (!parsed) return parsed.error();
+    if (parsed->path.ends_with("/")) parsed->path.pop_back();
+    prometheus = std::move(*parsed);
+  }
   DrillReport report;
   const auto drill_start = Clock::now();
   auto injected_at = drill_start;  // until the injection: times are from the start
@@ -134,7 +182,16 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
     return Error::make(ErrorCode::kUnavailable,
                        alerts.error().message + " (is the anomaly watch on? --anomaly on)");
   }
-  step("preflight", true, "ready; admin key, faults, shedding and alerts answer", false);
+  std::set<std::string> rules_before;  // kRule's alerts already there: not the drill's
+  if (prometheus) {
+    auto listed = rule_alerts(*prometheus);
+    if (!listed) return listed.error();
+    rules_before = std::move(*listed);
+  }
+  step("preflight", true,
+       prometheus ? "ready; admin key, faults, shedding, alerts and the Prometheus answer"
+                  : "ready; admin key, faults, shedding and alerts answer",
+       false);
 
   LoadOptions load_options;
   load_options.url = *url;
@@ -244,6 +301,26 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
        report.detect_s
            ? fmt::format("alert {} raised", report.alert)
            : fmt::format("no latency alert within {} s", options.detect_timeout.count()));
+
+  // The rule: Prometheus, scraping the server, turns the detector's alert into its own.
+  if (prometheus && report.detect_s) {
+    const auto rule_deadline = Clock::now() + options.detect_timeout;
+    std::string why =
+        fmt::format("{} did not follow within {} s", kRule, options.detect_timeout.count());
+    while (Clock::now() < rule_deadline && !report.rule_s) {
+      auto listed = rule_alerts(*prometheus);
+      if (!listed) {
+        why = listed.error().message;
+      } else if (auto seen = new_rule_alert(rules_before, *listed)) {
+        report.rule_s = seconds_between(injected_at, Clock::now());
+        report.rule = fmt::format("{}{{alert=\"{}\"}} {}", kRule, seen->substr(0, seen->find(' ')),
+                                  seen->substr(seen->find(' ') + 1));
+        break;
+      }
+      std::this_thread::sleep_for(options.poll);
+    }
+    step("rule", report.rule_s.has_value(), report.rule_s ? report.rule : why);
+  }
 
   // The spike, as the customers of the protected class saw it: over the requests sent since the
   // injection, once enough of them have been answered (a detection can come before).

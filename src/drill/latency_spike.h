@@ -6,6 +6,8 @@
 //   inject     a decode delay on the "low" class (POST /admin/faults) sized to about double p99
 //              (1.5 x baseline p99 / max_tokens per step, unless --delay-ms)
 //   detect     a latency alert is raised (GET /v1/alerts): the time to detect
+//   rule       (with a Prometheus scraping the server) deploy/prometheus's SupportdLatencyAnomaly
+//              is pending or firing for a newly raised alert (GET /api/v1/alerts there)
 //   spike      p99 under the fault is at least 1.3 times the baseline (the drill did bite)
 //   trace      a kept slow request shows the injected stage (GET /v1/traces: "fault decode")
 //   mitigate   the runbook's relief, shedding the low class (POST /admin/shed): time to mitigate
@@ -27,11 +29,13 @@
 namespace supportd::drill {
 
 struct DrillOptions {
-  std::string url;        // the server, http://host:port
-  std::string admin_key;  // for /admin/faults and /admin/shed
-  std::string api_key;    // for the load and the reads, when the server requires keys
-  int workers = 4;        // the load's closed-loop workers (half "normal", half "low")
-  int max_tokens = 16;    // per request of the load
+  std::string url;             // the server, http://host:port
+  std::string admin_key;       // for /admin/faults and /admin/shed
+  std::string api_key;         // for the load and the reads, when the server requires keys
+  std::string prometheus_url;  // a Prometheus scraping the server with deploy/prometheus's
+                               // rules; empty: the rule step is left out
+  int workers = 4;             // the load's closed-loop workers (half "normal", half "low")
+  int max_tokens = 16;         // per request of the load
   std::chrono::seconds learn_timeout{300};  // for the detectors to learn the steady load
   std::chrono::seconds baseline{30};        // the baseline window
   double delay_ms = 0;                      // the decode delay per step; 0: sized from the baseline
@@ -54,11 +58,12 @@ struct DrillReport {
   std::vector<DrillStep> steps;
   std::string mitigation;  // what was applied, in words and as the call
   std::string alert;       // the alert that detected the spike
+  std::string rule;        // the Prometheus alert that followed it, "name{alert=...} state"
   double baseline_p99_ms = 0;
   double spike_p99_ms = 0;
   double recovered_p99_ms = 0;
   double delay_ms = 0;
-  std::optional<double> detect_s, mitigate_s, recover_s;
+  std::optional<double> detect_s, rule_s, mitigate_s, recover_s;
   std::size_t alerts_while_steady = 0;  // latency alerts raised before the injection (false)
   std::int64_t requests = 0;
   std::int64_t failed_requests = 0;  // no answer, or 5xx other than the shed class's 503

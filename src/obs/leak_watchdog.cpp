@@ -1,5 +1,5 @@
 // The memory leak watchdog (see leak_watchdog.h): checkpoints per 1,000 requests and the
-// least-squares slope of anonymous memory over them.
+// least-squares slope of anonymous memory over them, alerting only over caches at their caps.
 #include "obs/leak_watchdog.h"
 
 #include <algorithm>
@@ -31,17 +31,23 @@ double slope_per_1000(const std::deque<LeakCheckpoint>& points) {
 }  // namespace
 
 std::optional<LeakCheckpoint> LeakWatchdog::observe(std::int64_t requests,
-                                                    std::int64_t anonymous_bytes) {
+                                                    std::int64_t anonymous_bytes,
+                                                    const std::vector<CacheFill>& caches) {
   if (next_ < 0) next_ = static_cast<std::int64_t>(options_.warm_up_requests);
   if (requests < next_) return std::nullopt;
   next_ = requests + static_cast<std::int64_t>(options_.every_requests);
-  LeakCheckpoint checkpoint{requests, anonymous_bytes, std::nullopt, false};
+  LeakCheckpoint checkpoint{requests, anonymous_bytes, std::nullopt};
+  checkpoint.caches_full =
+      std::all_of(caches.begin(), caches.end(), [](const CacheFill& c) { return c.full(); });
+  full_in_a_row_ = checkpoint.caches_full ? full_in_a_row_ + 1 : 0;
   kept_.push_back(checkpoint);
   if (kept_.size() > options_.fit_checkpoints) kept_.pop_front();
   if (kept_.size() >= 2) {
     checkpoint.bytes_per_1000 = slope_per_1000(kept_);
-    // Growth that keeps going: the whole fit, not one step between two checkpoints.
+    // Growth that keeps going: the whole fit, not one step between two checkpoints; and
+    // growth no cache explains: every checkpoint of the fit taken with the caches full.
     checkpoint.alert = kept_.size() == options_.fit_checkpoints &&
+                       full_in_a_row_ >= options_.fit_checkpoints &&
                        *checkpoint.bytes_per_1000 > options_.alert_mb_per_1000 * 1e6;
   }
   last_ = checkpoint;

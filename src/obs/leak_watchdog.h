@@ -1,9 +1,10 @@
 // The memory leak watchdog: it takes a checkpoint of the process's anonymous memory (RssAnon +
 // VmSwap: what a leak grows, unlike file-backed pages such as the mapped model) every
-// `every_requests` requests served, fits the growth per 1,000 requests over the last
-// `fit_checkpoints` checkpoints taken after a warm-up (the caches fill up to their caps first,
-// which is growth but not a leak), and raises its alert while that slope stays above
-// `alert_mb_per_1000` (the reference: 200 MB per 1,000 requests) over a whole fit. Fed by the
+// `every_requests` requests served, with every bounded cache's fill against its cap, fits the
+// growth per 1,000 requests over the last `fit_checkpoints` checkpoints taken after a warm-up,
+// and raises its alert while that slope stays above `alert_mb_per_1000` (the reference: 200 MB
+// per 1,000 requests) over a whole fit taken with every cache at its cap (a cache filling up
+// is growth, not a leak; memory that grows once they are all full is). Fed by the
 // server's anomaly watch each tick with the requests served so far. Thread-safety: not thread-safe;
 // one owner feeds it. It also watches the KV cells the engine's audit finds held by no sequence.
 #pragma once
@@ -12,6 +13,8 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace supportd::obs {
 
@@ -28,22 +31,37 @@ struct LeakOptions {
   std::size_t kv_confirm_readings = 3;
 };
 
+// One bounded cache as the watchdog sees it: what it holds against its cap, in the cache's own
+// unit (entries, or bytes where bytes bind).
+struct CacheFill {
+  std::string name;  // e.g. "answers_l1", "semantic", "traces"
+  std::int64_t used = 0;
+  std::int64_t cap = 1;  // > 0
+  // At its cap, give or take the few percent an expiry or an eviction frees now and then.
+  bool full() const { return used * 100 >= cap * 95; }
+};
+
 struct LeakCheckpoint {
   std::int64_t requests = 0;
   std::int64_t anonymous_bytes = 0;
   // Least-squares growth per 1,000 requests over the kept checkpoints; empty until there
   // are two.
   std::optional<double> bytes_per_1000;
-  bool alert = false;  // a whole fit's slope (fit_checkpoints kept) is above the threshold
+  bool caches_full = true;  // every cache was at its cap when it was taken (true: none given)
+  // A whole fit (fit_checkpoints kept, every one with the caches full) has a slope above the
+  // threshold.
+  bool alert = false;
 };
 
 class LeakWatchdog {
  public:
   explicit LeakWatchdog(const LeakOptions& options = {}) : options_(options) {}
 
-  // Reports the requests served so far and the anonymous memory now; returns the checkpoint
-  // taken when one was due (past the warm-up, `every_requests` after the previous one).
-  std::optional<LeakCheckpoint> observe(std::int64_t requests, std::int64_t anonymous_bytes);
+  // Reports the requests served so far, the anonymous memory now and the caches' fill; returns
+  // the checkpoint taken when one was due (past the warm-up, `every_requests` after the
+  // previous one).
+  std::optional<LeakCheckpoint> observe(std::int64_t requests, std::int64_t anonymous_bytes,
+                                        const std::vector<CacheFill>& caches = {});
 
   // The latest checkpoint (requests 0 before the first).
   const LeakCheckpoint& last() const { return last_; }
@@ -56,6 +74,7 @@ class LeakWatchdog {
   LeakOptions options_;
   std::int64_t next_ = -1;  // requests at which the next checkpoint is due (-1: not set yet)
   std::deque<LeakCheckpoint> kept_;
+  std::size_t full_in_a_row_ = 0;  // checkpoints taken with every cache full, the last ones
   LeakCheckpoint last_;
   std::size_t kv_leaking_readings_ = 0;  // in a row, over kv_alert_cells
 };

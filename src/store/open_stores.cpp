@@ -3,6 +3,10 @@
 #include "store/open_stores.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "store/sqlite_session_store.h"
 #include "store/tiered_session_store.h"
@@ -22,6 +26,13 @@ Result<Stores> open_stores(const StoreConfig& config) {
   if (ec) {
     return Error::make(ErrorCode::kIo,
                        "cannot create " + config.data_dir.string() + ": " + ec.message());
+  }
+  // A read-only file system would otherwise surface as SQLite's "attempt to write a readonly
+  // database", naming neither the file nor the directory.
+  if (::access(config.data_dir.c_str(), W_OK) != 0) {
+    return Error::make(ErrorCode::kIo, "the data directory " + config.data_dir.string() +
+                                           " is not writable (" + std::strerror(errno) +
+                                           "): supportd keeps its conversations there");
   }
   std::string secret = config.session_secret;
   if (secret.empty()) {

@@ -33,7 +33,7 @@ std::string error_code(const testing::HttpResult& r) {
 
 class DeskApi : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { server_ = new DeskServer(false, {"lawyer", "投诉"}); }
+  static void SetUpTestSuite() { server_ = new DeskServer({.handoff_topics = {"lawyer", "投诉"}}); }
   static void TearDownTestSuite() { delete server_; }
   static DeskServer& server() { return *server_; }
 

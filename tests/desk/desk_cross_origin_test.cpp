@@ -21,7 +21,7 @@ const std::string kOther = "https://elsewhere.example.net";
 class DeskCrossOrigin : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    server_ = new DeskServer(false, {}, {}, *http::CrossOrigin::parse(kShop));
+    server_ = new DeskServer({.cross_origin = *http::CrossOrigin::parse(kShop)});
   }
   static void TearDownTestSuite() { delete server_; }
   static DeskServer& server() { return *server_; }

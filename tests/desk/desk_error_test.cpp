@@ -67,6 +67,7 @@ const std::vector<OnTheWire> kWire{
     {DeskErrorKind::kStoreUnavailable, 503, "store_unavailable"},
     {DeskErrorKind::kBusy, 503, "overloaded"},
     {DeskErrorKind::kTooManyWaiting, 429, "too_many_messages"},
+    {DeskErrorKind::kInjectedFault, 503, "fault_injected"},  // no status given: 503
 };
 
 TEST(DeskErrors, ApiGivesEachKindItsStatusAndCode) {
@@ -81,6 +82,16 @@ TEST(DeskErrors, ApiGivesEachKindItsStatusAndCode) {
     EXPECT_EQ(error.at("type"),
               json::value(wire.status >= 500 ? "server_error" : "invalid_request_error"));
   }
+}
+
+TEST(DeskErrors, AnInjectedFaultAnswersTheStatusItWasArmedWith) {
+  const auto status_of = [](int armed) {
+    return api::error_response(DeskError{DeskErrorKind::kInjectedFault, "drill", armed}).status;
+  };
+  EXPECT_EQ(status_of(502), 502);
+  EXPECT_EQ(status_of(429), 429);
+  EXPECT_EQ(status_of(200), 503);  // never a success, whatever the fault says
+  EXPECT_EQ(status_of(600), 503);
 }
 
 TEST(DeskErrors, AStreamedErrorCarriesTheSameStatusAndCode) {

@@ -20,6 +20,7 @@
 #include "http/server.h"
 #include "http_client.h"
 #include "kb/live_knowledge_base.h"
+#include "obs/faults/fault_injector.h"
 #include "obs/metrics.h"
 #include "obs/trace/tracer.h"
 #include "store/open_stores.h"
@@ -27,15 +28,21 @@
 
 namespace supportd::testing {
 
+// What a test may change about the desk it is served.
+struct DeskServerOptions {
+  // Let the desk show generated text even though the model is synthesized (to exercise the
+  // generation path; its text is meaningless).
+  bool generate = false;
+  std::vector<std::string> handoff_topics;
+  std::function<void(engine::llama::EngineOptions&)> configure_engine;  // may be empty
+  http::CrossOrigin cross_origin;        // which other sites' pages may call (default: any)
+  obs::trace::Tracer* tracer = nullptr;  // traces every request (outlives the server); or null
+  obs::faults::FaultInjector* faults = nullptr;  // a drill's faults on the turns (outlives it)
+};
+
 class DeskServer {
  public:
-  // `generate`: let the desk show generated text even though the model is synthesized (to
-  // exercise the generation path; its text is meaningless). `configure` may change the
-  // engine's options. `cross_origin`: which other sites' pages may call (default: any).
-  // `tracer`: traces every request (outliving the server); null: no tracing.
-  explicit DeskServer(bool generate = false, std::vector<std::string> topics = {},
-                      const std::function<void(engine::llama::EngineOptions&)>& configure = {},
-                      http::CrossOrigin cross_origin = {}, obs::trace::Tracer* tracer = nullptr) {
+  explicit DeskServer(DeskServerOptions given = {}) {
     namespace fs = std::filesystem;
     data_ = fs::temp_directory_path() /
             ("supportd-desk-test-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
@@ -46,7 +53,7 @@ class DeskServer {
     options.context_cells = 16384;
     options.parallel = 4;
     options.warmup = false;
-    if (configure) configure(options);
+    if (given.configure_engine) given.configure_engine(options);
     engine_ = std::move(engine::llama::LlamaEngine::create(options)).value();
 
     store::StoreConfig store_config;
@@ -64,14 +71,14 @@ class DeskServer {
     desk::TenantRules rules;
     rules.fallback = std::move(filter::RuleSet::load(rules_file)).value();
     desk::DeskOptions desk_options;
-    desk_options.generate = generate;
-    desk_options.handoff_topics = std::move(topics);
+    desk_options.generate = given.generate;
+    desk_options.handoff_topics = std::move(given.handoff_topics);
     desk_ = std::make_unique<desk::Desk>(desk_options, *engine_, *knowledge_, stores_, rules,
-                                         registry_);
+                                         registry_, given.faults);
     metrics_ = std::make_unique<api::ServingMetrics>(registry_, *engine_);
     services_ = std::make_unique<api::Services>(
-        api::Services{engine_.get(), nullptr, metrics_.get(), desk_.get(), tracer});
-    services_->cross_origin = std::move(cross_origin);
+        api::Services{engine_.get(), nullptr, metrics_.get(), desk_.get(), given.tracer});
+    services_->cross_origin = std::move(given.cross_origin);
     router_ = std::make_unique<http::Router>(api::make_router(*services_));
     http::ServerOptions server_options;
     server_options.port = 0;

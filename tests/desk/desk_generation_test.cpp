@@ -16,7 +16,7 @@ namespace json = boost::json;
 using testing::DeskServer;
 
 TEST(DeskGeneration, GeneratesGroundedAnswersAndCachesThem) {
-  DeskServer server(/*generate=*/true);
+  DeskServer server({.generate = true});
   const std::string session = server.new_session();
   // Nothing in the knowledge base answers this confidently: the model is asked.
   const std::string question = "Compose a short poem about autumn leaves and cardboard boxes";
@@ -45,7 +45,7 @@ TEST(DeskGeneration, GeneratesGroundedAnswersAndCachesThem) {
 }
 
 TEST(DeskGeneration, OneShotCacheHitsAnswerWithoutTheWorkersAndStreamsStillWork) {
-  DeskServer server(/*generate=*/true);
+  DeskServer server({.generate = true});
   const std::string question = "Could you write a short poem about paper kites in the attic?";
   const auto first = server.post("/v1/answer", json::object{{"question", question}});
   ASSERT_EQ(first.status, 200) << first.body;
@@ -95,7 +95,7 @@ TEST(DeskGeneration, AConversationTooLongForTheModelIsStillAnsweredByIt) {
   // 2,048 cells per request: the prompt with the articles fits, with a few thousand bytes of
   // history (three-byte characters, a token or more each) it does not. The desk asks again
   // with less history (none, if need be) instead of giving up on generating.
-  DeskServer server(/*generate=*/true, {}, cells_per_request(2048));
+  DeskServer server({.generate = true, .configure_engine = cells_per_request(2048)});
   const std::string session = server.new_session();
   std::string long_message = "我的包裹";
   while (long_message.size() < 1500)
@@ -113,7 +113,7 @@ TEST(DeskGeneration, AConversationTooLongForTheModelKeepsItsNewestMessagesThatFi
   // 1,024 cells per request: the articles and a few of the earlier messages fit, the whole
   // history budget (4,000 bytes, newest first) does not. The desk halves the history until the
   // prompt fits, so the model still sees the newest messages, not none.
-  DeskServer server(/*generate=*/true, {}, cells_per_request(1024));
+  DeskServer server({.generate = true, .configure_engine = cells_per_request(1024)});
   const std::string session = server.new_session();
   std::string message = "my parcel";
   while (message.size() < 300)

@@ -37,7 +37,7 @@ TEST(DeskTracing, AGeneratedTurnIsATreeOfStagesWithTheGenerationUnderGenerate) {
   if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
   testing::TestCollector collector;
   obs::trace::Tracer tracer(exporting_to(collector), nullptr);
-  testing::DeskServer server(/*generate=*/true, {}, {}, {}, &tracer);
+  testing::DeskServer server({.generate = true, .tracer = &tracer});
   const std::string session = server.new_session();
 
   const std::string caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -135,7 +135,7 @@ TEST(DeskTracing, EachWebSocketMessageIsATraceLinkedToTheHandshake) {
   options.sample_ratio = 0;  // only the caller's sampled flag samples anything
   options.slow_ms = 0;       // nothing is slow
   obs::trace::Tracer tracer(std::move(options), nullptr);
-  testing::DeskServer server(/*generate=*/false, {}, {}, {}, &tracer);
+  testing::DeskServer server({.tracer = &tracer});
   const std::string session = server.new_session();
 
   const std::string caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736";

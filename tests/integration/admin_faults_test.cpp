@@ -3,8 +3,9 @@
 // with one, 401 for a missing or wrong key; POST /admin/faults refuses bad input naming the
 // field; an abort on the queue stage answers its status, counted in /metrics; a decode delay
 // reaches the engine and is marked in the request's trace (GET /v1/traces: the stage
-// "fault decode"); the kill switch disarms everything; a shed class is refused with 503 until
-// served again.
+// "fault decode"); a decode throttle bound to a class spaces that class's tokens and only
+// its; the kill switch disarms everything; a shed class is refused with 503 until served
+// again.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -208,6 +209,37 @@ TEST_F(AdminFaultsTest, ADecodeDelayIsMarkedInTheTraceAndTheKillSwitchEndsIt) {
   EXPECT_EQ(cleared.status, 200);
   EXPECT_EQ(json::parse(cleared.body).at("removed").as_int64(), 1);
   EXPECT_TRUE(json::parse(admin("GET", "/admin/faults").body).at("faults").as_array().empty());
+}
+
+TEST_F(AdminFaultsTest, ADecodeThrottleSpacesTheTokensAndOnlyItsClass) {
+  use_key_and_faults();
+  start();
+  const HttpResult added =
+      admin("POST", "/admin/faults",
+            R"({"stage":"decode","kind":"throttle","tokens_per_second":20,"class":"low"})");
+  ASSERT_EQ(added.status, 201) << added.body;
+  const auto timed = [&](const std::string& priority) {
+    const auto started = std::chrono::steady_clock::now();
+    const HttpResult reply = http_request(
+        server_->port(), "POST", "/v1/completions",
+        R"({"prompt":"Hello","max_tokens":9,"ignore_eos":true,"priority":")" + priority + R"("})",
+        {{"Content-Type", "application/json"}});
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    return std::chrono::steady_clock::now() - started;
+  };
+  // Nine tokens at most twenty a second: eight gaps of 50 ms at least, a lower bound whatever
+  // the machine's speed.
+  EXPECT_GE(timed("low"), std::chrono::milliseconds(8 * 50));
+  const json::value listed = json::parse(admin("GET", "/admin/faults").body);
+  EXPECT_EQ(listed.at("faults").as_array().at(0).at("injected").as_int64(), 1);
+  timed("normal");  // another class passes the stage untouched: the fault is not drawn
+  EXPECT_EQ(json::parse(admin("GET", "/admin/faults").body)
+                .at("faults")
+                .as_array()
+                .at(0)
+                .at("injected")
+                .as_int64(),
+            1);
 }
 
 TEST_F(AdminFaultsTest, AShedClassIsRefusedAndTheOthersServed) {

@@ -1,11 +1,13 @@
 // The memory leak watchdog: no checkpoint before the warm-up, one per `every_requests` after;
 // flat memory fits a zero slope and raises nothing; growth above the threshold over a whole fit
-// raises the alert, a single step does not, and it clears once memory stops growing. The
+// raises the alert, a single step does not, and it clears once memory stops growing; growth
+// while a cache fills raises nothing, the same growth once every cache is full does. The
 // anonymous memory read from /proc grows when the process touches new memory.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "obs/leak_watchdog.h"
 
@@ -62,6 +64,34 @@ TEST(LeakWatchdog, OneStepBetweenCheckpointsIsNotALeak) {
     ASSERT_TRUE(checkpoint);
     EXPECT_FALSE(checkpoint->alert) << "at checkpoint " << i;
   }
+}
+
+TEST(LeakWatchdog, GrowthWhileACacheFillsIsNotALeakButGrowthOnceEveryCacheIsFullIs) {
+  LeakWatchdog watchdog({1000, 0, 4, 200});
+  std::int64_t memory = 500 * kMB;
+  const auto caches = [](std::int64_t answers) {
+    return std::vector<CacheFill>{{"answers_l1", answers, 10000}, {"traces", 4096, 4096}};
+  };
+  // 300 MB per 1,000 requests while the answer cache fills: explained, never an alert.
+  for (int i = 0; i < 8; ++i) {
+    const auto checkpoint = watchdog.observe(1000 * i, memory, caches(1000 * (i + 1)));
+    ASSERT_TRUE(checkpoint);
+    EXPECT_FALSE(checkpoint->caches_full);
+    EXPECT_FALSE(checkpoint->alert) << "at checkpoint " << i;
+    memory += 300 * kMB;
+  }
+  // Full (9,500 of 10,000 counts: an eviction or two frees a little), and memory still grows
+  // as fast: a leak, once a whole fit has been taken with the caches full.
+  bool alerted = false;
+  for (int i = 8; i < 12; ++i) {
+    const auto checkpoint = watchdog.observe(1000 * i, memory, caches(9500));
+    ASSERT_TRUE(checkpoint);
+    EXPECT_TRUE(checkpoint->caches_full);
+    EXPECT_EQ(checkpoint->alert, i == 11) << "at checkpoint " << i;
+    alerted = alerted || checkpoint->alert;
+    memory += 300 * kMB;
+  }
+  EXPECT_TRUE(alerted);
 }
 
 TEST(LeakWatchdog, AnyLeakedKvCellAlertsOnceConfirmedAndClearsWhenGone) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 #include "http_client.h"
 
@@ -17,29 +18,43 @@ namespace supportd::testing {
 
 namespace fs = std::filesystem;
 
-ServeProcess::ServeProcess(const std::vector<std::string>& flags, const std::string& log_level) {
+ServeProcess::ServeProcess(const std::vector<std::string>& flags, const std::string& log_level,
+                           fs::path data_directory) {
   directory_ = fs::temp_directory_path() /
                ("supportd-serve-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
   fs::remove_all(directory_);
   fs::create_directories(directory_);
-  std::vector<std::string> argv = {SUPPORTD_BINARY, "serve",
-                                   "--port",        "0",
-                                   "--port-file",   (directory_ / "port").string(),
-                                   "--data-dir",    (directory_ / "data").string(),
-                                   "--log-level",   log_level};
-  argv.insert(argv.end(), flags.begin(), flags.end());
+  data_directory_ = data_directory.empty() ? directory_ / "data" : std::move(data_directory);
+  argv_ = {SUPPORTD_BINARY, "serve",
+           "--port",        "0",
+           "--port-file",   (directory_ / "port").string(),
+           "--data-dir",    data_directory_.string(),
+           "--log-level",   log_level};
+  argv_.insert(argv_.end(), flags.begin(), flags.end());
+  start();
+}
+
+void ServeProcess::start() {
   const std::string log = (directory_ / "server.log").string();
   pid_ = ::fork();
   if (pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (std::FILE* out = std::freopen(log.c_str(), "w", stdout)) ::dup2(::fileno(out), 2);
+    if (std::FILE* out = std::freopen(log.c_str(), "a", stdout)) ::dup2(::fileno(out), 2);
     std::vector<char*> args;
-    for (std::string& a : argv)
+    for (std::string& a : argv_)
       args.push_back(a.data());
     args.push_back(nullptr);
     ::execv(args[0], args.data());
     ::_exit(127);
   }
+}
+
+void ServeProcess::restart() {
+  kill();
+  std::error_code ec;
+  fs::remove(directory_ / "port", ec);  // wait_ready() reads the new process's port
+  port_ = 0;
+  start();
 }
 
 ServeProcess::~ServeProcess() {

@@ -73,9 +73,10 @@ std::optional<Turn::Next> Turn::inject_fault(std::string_view stage) {
       continue;
     }
     faults::mark(*injection);
-    return fail({DeskErrorKind::kBusy, "fault " + std::to_string(injection->fault) +
-                                           " injected at the " + faults::stage_name(at) +
-                                           " stage (POST /admin/faults)"});
+    return fail({DeskErrorKind::kInjectedFault,
+                 "fault " + std::to_string(injection->fault) + " injected at the " +
+                     faults::stage_name(at) + " stage (POST /admin/faults)",
+                 injection->status});
   }
   return std::nullopt;
 }

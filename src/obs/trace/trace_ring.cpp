@@ -69,4 +69,9 @@ std::size_t TraceRing::size() const {
   return entries_.size();
 }
 
+std::size_t TraceRing::bytes() const {
+  std::lock_guard lock(mutex_);
+  return bytes_;
+}
+
 }  // namespace supportd::obs::trace

@@ -48,7 +48,9 @@ class TraceRing {
   // The kept trace with this id, or null when it is not (or no longer) here.
   std::shared_ptr<const KeptTrace> find(const TraceId& id) const;
   std::size_t capacity() const { return capacity_; }
+  std::size_t max_bytes() const { return max_bytes_; }
   std::size_t size() const;
+  std::size_t bytes() const;  // the kept traces' estimated size
 
  private:
   struct Entry {

@@ -42,6 +42,7 @@ class SemanticCache {
   void clear();
 
   std::size_t size() const;
+  std::size_t capacity() const { return capacity_; }
   double threshold() const { return threshold_; }
 
  private:

@@ -89,6 +89,8 @@ class TtlLru {
     index_.clear();
   }
 
+  std::size_t capacity() const { return capacity_; }
+
   TtlLruStats stats() const {
     std::lock_guard lock(mutex_);
     TtlLruStats stats = stats_;

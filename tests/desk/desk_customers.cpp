@@ -1,0 +1,161 @@
+// Customers writing to a running `supportd serve` (desk_customers.h).
+#include "desk_customers.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+
+#include "http_client.h"
+
+namespace supportd::testing {
+
+namespace json = boost::json;
+
+std::string customer_text(int customer, int number, std::size_t length) {
+  std::string text =
+      "customer " + std::to_string(customer) + " message " + std::to_string(number) + ":";
+  const char letter = static_cast<char>('a' + (customer * 7 + number) % 26);
+  while (text.size() < length)
+    text += text.size() % 10 == 0 ? ' ' : letter;
+  return text;
+}
+
+CustomerLoad::CustomerLoad(std::uint16_t port, int customers, std::size_t text_length)
+    : port_(port), text_length_(text_length) {
+  for (int number = 0; number < customers; ++number) {
+    const auto r =
+        http_request(port, "POST", "/v1/sessions",
+                     json::serialize(json::object{{"user", "crash" + std::to_string(number)}}));
+    EXPECT_EQ(r.status, 201) << r.body;
+    if (r.status != 201) continue;
+    Customer customer;
+    customer.number = number;
+    customer.session = std::string(json::parse(r.body).at("session").as_string());
+    customers_.push_back(std::move(customer));
+  }
+}
+
+CustomerLoad::~CustomerLoad() {
+  stop();
+}
+
+void CustomerLoad::start(int max_messages, bool stop_when_unanswered) {
+  for (Customer& customer : customers_)
+    threads_.emplace_back([this, &customer, max_messages, stop_when_unanswered] {
+      run(customer, max_messages, stop_when_unanswered);
+    });
+}
+
+void CustomerLoad::stop() {
+  stopping_ = true;
+  finish();
+  stopping_ = false;
+}
+
+void CustomerLoad::finish() {
+  for (std::thread& thread : threads_)
+    thread.join();
+  threads_.clear();
+}
+
+bool CustomerLoad::wait_for_acknowledged(int count, int seconds) {
+  const int goal = acknowledged_ + count;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (acknowledged_ < goal) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+std::map<int, int> CustomerLoad::refusals() const {
+  std::lock_guard lock(refusals_mutex_);
+  return refusals_;
+}
+
+void CustomerLoad::run(Customer& customer, int max_messages, bool stop_when_unanswered) {
+  const std::string path = "/v1/sessions/" + customer.session + "/messages";
+  while (!stopping_ && customer.sent < max_messages) {
+    const std::string text = customer_text(customer.number, customer.sent, text_length_);
+    ++customer.sent;
+    const auto r = http_request(port_, "POST", path, json::serialize(json::object{{"text", text}}));
+    if (r.status == 200) {
+      const json::object body = json::parse(r.body).as_object();
+      customer.acknowledged.push_back({body.at("message_seq_id").as_int64(), "user", text});
+      const json::object& answer = body.at("answer").as_object();
+      if (answer.at("seq_id").as_int64() > 0)
+        customer.acknowledged.push_back({answer.at("seq_id").as_int64(), "assistant",
+                                         std::string(answer.at("text").as_string())});
+      ++acknowledged_;
+      continue;
+    }
+    if (r.status == 0) {
+      ++unanswered_;
+      if (stop_when_unanswered) return;
+    } else {
+      std::error_code ec;
+      const json::value body = json::parse(r.body, ec);
+      if (ec || !body.is_object() || !body.as_object().contains("error")) ++unclear_refusals_;
+      std::lock_guard lock(refusals_mutex_);
+      ++refusals_[r.status];
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+HistoryCount CustomerLoad::count_history(std::uint16_t port) const {
+  HistoryCount count;
+  for (const Customer& customer : customers_) {
+    const std::string who = "customer " + std::to_string(customer.number) + ": ";
+    count.acknowledged += static_cast<int>(customer.acknowledged.size());
+    const auto r =
+        http_request(port, "GET", "/v1/sessions/" + customer.session + "/messages?limit=1000");
+    if (r.status != 200) {
+      count.problems.push_back(who + "history answered " + std::to_string(r.status) + " " + r.body);
+      continue;
+    }
+    std::map<std::int64_t, Acknowledged> stored;
+    std::int64_t previous_seq = 0;
+    int previous_number = -1;
+    const json::value history = json::parse(r.body);
+    for (const json::value& value : history.at("messages").as_array()) {
+      const json::object& message = value.as_object();
+      Acknowledged entry{message.at("seq_id").as_int64(),
+                         std::string(message.at("role").as_string()),
+                         std::string(message.at("text").as_string())};
+      if (entry.seq_id <= previous_seq)
+        count.problems.push_back(who + "seq_id " + std::to_string(entry.seq_id) + " after " +
+                                 std::to_string(previous_seq));
+      previous_seq = entry.seq_id;
+      if (entry.role == "user") {
+        // Whole, one this customer sent, and after the one before it.
+        int number = -1;
+        for (int candidate = previous_number + 1; candidate < customer.sent; ++candidate)
+          if (customer_text(customer.number, candidate, text_length_) == entry.text)
+            number = candidate;
+        if (number < 0)
+          count.problems.push_back(who + "a message it did not send, or not in order, at seq_id " +
+                                   std::to_string(entry.seq_id) + ": " + entry.text.substr(0, 60));
+        previous_number = number;
+      }
+      stored[entry.seq_id] = std::move(entry);
+    }
+    for (const Acknowledged& acknowledged : customer.acknowledged) {
+      const auto found = stored.find(acknowledged.seq_id);
+      if (found != stored.end() && found->second.role == acknowledged.role &&
+          found->second.text == acknowledged.text) {
+        ++count.found;
+        stored.erase(found);
+      } else {
+        count.problems.push_back(who + "acknowledged " + acknowledged.role + " seq_id " +
+                                 std::to_string(acknowledged.seq_id) + " is missing or changed");
+      }
+    }
+    for (const auto& [seq_id, entry] : stored)
+      if (entry.role == "user") ++count.extra_user;
+  }
+  return count;
+}
+
+}  // namespace supportd::testing
