@@ -70,6 +70,8 @@ class StreamingSink final : public engine::GenerationSink {
   StreamingSink(std::shared_ptr<http::ReplyStream> reply, CompletionFormat format)
       : reply_(std::move(reply)), format_(std::move(format)) {}
 
+  void on_version(std::string_view version) override { format_.model = version; }
+
   void on_text(std::string_view text) override {
     open();
     send(chunk(format_.chat ? json::value(json::object{{"content", text}}) : json::value(text),
@@ -142,6 +144,8 @@ class CollectingSink final : public engine::GenerationSink {
  public:
   CollectingSink(std::shared_ptr<http::ReplyStream> reply, CompletionFormat format)
       : reply_(std::move(reply)), format_(std::move(format)) {}
+
+  void on_version(std::string_view version) override { format_.model = version; }
 
   void on_text(std::string_view text) override { text_ += text; }
 

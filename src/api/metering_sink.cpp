@@ -15,6 +15,8 @@ class MeteringSink final : public engine::GenerationSink {
         caller_(std::move(caller)),
         priority_(sched::priority_name(priority)) {}
 
+  void on_version(std::string_view version) override { inner_->on_version(version); }
+
   void on_text(std::string_view text) override {
     const auto now = engine::Clock::now();
     if (metrics_ && last_ != engine::Clock::time_point{}) {

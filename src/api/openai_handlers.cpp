@@ -20,6 +20,7 @@
 #include "api/serving_metrics.h"
 #include "engine/engine.h"
 #include "engine/generation_trace.h"
+#include "engine/router/router_engine.h"
 #include "http/reply_stream.h"
 
 namespace supportd::api {
@@ -43,32 +44,43 @@ std::string next_id(const char* prefix) {
 namespace {
 
 json::object model_object(const engine::ModelCard& card) {
-  return {{"id", card.id},
-          {"object", "model"},
-          {"created", 0},
-          {"owned_by", card.owned_by},
-          {"description", card.description},
-          {"context_length", card.context_length},
-          {"meaningless_text", card.meaningless_text}};
+  json::object object{{"id", card.id},
+                      {"object", "model"},
+                      {"created", 0},
+                      {"owned_by", card.owned_by},
+                      {"description", card.description},
+                      {"context_length", card.context_length},
+                      {"meaningless_text", card.meaningless_text}};
+  if (!card.sha256.empty()) {  // a router's version: what its file is
+    object["sha256"] = card.sha256;
+    object["bytes"] = card.bytes;
+    object["architecture"] = card.architecture;
+    object["quantization"] = card.quantization;
+    object["chat_template_sha256"] = card.chat_template_sha256;
+  }
+  if (!card.state.empty()) object["state"] = card.state;
+  return object;
 }
 
 }  // namespace
 
 http::Response list_models(Services& services, http::Request&) {
-  const json::object model = model_object(services.engine->model());
+  json::array data;
+  for (const engine::ModelCard& card : services.engine->models())
+    data.push_back(model_object(card));
   return http::Response::json(
-      200, json::serialize(json::object{{"object", "list"}, {"data", json::array{model}}}));
+      200, json::serialize(json::object{{"object", "list"}, {"data", std::move(data)}}));
 }
 
 http::Response retrieve_model(Services& services, http::Request& request) {
-  const auto& card = services.engine->model();
-  if (request.param("model") != card.id) {
-    return error_response(Error{ErrorCode::kNotFound,
-                                "no model '" + std::string(request.param("model")) +
-                                    "' here; GET /v1/models lists the one this server serves",
-                                "model", 0});
+  for (const engine::ModelCard& card : services.engine->models()) {
+    if (request.param("model") == card.id)
+      return http::Response::json(200, json::serialize(model_object(card)));
   }
-  return http::Response::json(200, json::serialize(model_object(card)));
+  return error_response(Error{ErrorCode::kNotFound,
+                              "no model '" + std::string(request.param("model")) +
+                                  "' here; GET /v1/models lists what this server serves",
+                              "model", 0});
 }
 
 namespace {
@@ -140,12 +152,14 @@ http::Response create_completion(Services& services, http::Request& request, boo
   auto deadline = request_deadline(request, *call);
   if (!deadline) return error_response(deadline.error());
   const auto& card = engine.model();
-  if (!call->model.empty() && call->model != card.id) {
+  if (!engine.knows_model(call->model)) {
     return error_response(Error{
         ErrorCode::kNotFound,
-        "model '" + call->model + "' is not served here (this server serves '" + card.id + "')",
-        "model"});
+        "model '" + call->model + "' is not served here (GET /v1/models lists what is)", "model"});
   }
+  // A conversation's id keeps it on one model version; else the body's "user".
+  if (const auto session = request.header("x-session-id"); !session.empty())
+    call->request.routing_key = std::string(session);
   if (services.access != nullptr) {
     if (Status admitted = services.access->admit(caller); !admitted) {
       record_refusal(services, caller, *priority, Outcome::kRateLimited);
@@ -192,8 +206,17 @@ http::Response ready(Services& services, http::Request&) {
   json::array warnings;
   for (const auto& w : services.warnings)
     warnings.emplace_back(w);
+  // A model version kept out of traffic (its SHA-256 is not the configured one ...): still
+  // serving, degraded, with the reason.
+  json::array problems;
+  if (services.router != nullptr) {
+    for (const auto& problem : services.router->problems())
+      problems.emplace_back(problem);
+  }
+  const char* status = !ok ? "warming_up" : problems.empty() ? "ready" : "degraded";
   json::object body{{"ready", ok},
-                    {"status", ok ? "ready" : "warming_up"},
+                    {"status", status},
+                    {"problems", std::move(problems)},
                     {"model", services.engine->model().id},
                     {"details", json::object{{"warnings", std::move(warnings)},
                                              {"desk", services.desk != nullptr}}}};

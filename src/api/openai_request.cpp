@@ -168,6 +168,9 @@ Result<CompletionCall> parse_completion_call(std::string_view text, bool chat) {
   try {
     reject_unsupported(body);
     call.model = string(body, "model").value_or("");
+    r.model = call.model;
+    // OpenAI's end-user id: what keeps one customer on one model version (engine/router).
+    r.routing_key = string(body, "user").value_or("");
     call.stream = boolean(body, "stream").value_or(false);
     if (const json::value* so = find(body, "stream_options")) {
       if (!so->is_object()) bad("stream_options", "stream_options must be an object");

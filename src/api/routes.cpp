@@ -8,6 +8,7 @@
 #include "api/desk_socket.h"
 #include "api/fault_handlers.h"
 #include "api/load_shedding.h"
+#include "api/model_admin_handlers.h"
 #include "api/openai_handlers.h"
 #include "api/request_tracing.h"
 #include "api/static_handlers.h"
@@ -85,6 +86,11 @@ http::Router make_router(Services& s) {
   admin("POST", "/admin/shed", add_shed);
   admin("GET", "/admin/shed", list_shed);
   admin("DELETE", "/admin/shed", clear_shed);
+  admin("GET", "/admin/models", list_model_versions);
+  admin("DELETE", "/admin/models/{name}", unload_model_version);
+  admin("GET", "/admin/routes", list_routes);
+  admin("PUT", "/admin/routes/{deployment}", put_route);
+  admin("POST", "/admin/routes/{deployment}/rollback", rollback_route);
   // The web pages built into the binary: demo page with the widget, agent console, dashboard.
   // The widget's script is loaded by other sites' pages.
   router.add("GET", "/widget.js", s.cross_origin.open(serve_static));

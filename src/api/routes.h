@@ -12,6 +12,9 @@
 namespace supportd::engine {
 class Engine;
 }
+namespace supportd::engine::router {
+class RouterEngine;
+}
 
 namespace supportd::api {
 
@@ -48,6 +51,9 @@ struct Services {
   LoadShedding* shedding = nullptr;   // /admin/shed: classes refused at run time (absent: 404)  //
                                       // /admin/faults and the fault points (absent: off)
   std::vector<std::string> warnings;  // degraded parts, shown in /ready's details
+  // The model router when several versions are served: /admin/models and /admin/routes
+  // (absent: they answer 404), its problems in /ready. The same object as `engine`.
+  engine::router::RouterEngine* router = nullptr;
 };
 
 http::Router make_router(Services& services);

@@ -1,13 +1,53 @@
-// `supportd model synth|quantize|info`.
+// `supportd model synth|quantize|info|verify`.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "app/commands.h"
+#include "app/model_versions.h"
+#include "model/fingerprint.h"
 #include "model/info.h"
 #include "model/quantize.h"
 #include "model/synth.h"
 
 namespace supportd::app {
+
+namespace {
+
+// `model verify`: each version's file fingerprinted and compared with its expected SHA-256.
+int verify_models(const std::string& config) {
+  auto versions = read_model_versions(config);
+  if (!versions) {
+    fmt::print(stderr, "error: {}\n", versions.error().message);
+    return 2;
+  }
+  if (versions->empty()) {
+    fmt::print(stderr, "error: {}: no [[models]] tables to verify\n", config);
+    return 2;
+  }
+  int mismatches = 0;
+  for (const ModelVersion& version : *versions) {
+    auto print = model::fingerprint_model(version.path);
+    if (!print) {
+      fmt::print(stderr, "error: {}: model '{}': {}\n", version.where, version.name,
+                 print.error().message);
+      return 2;
+    }
+    const std::string facts = fmt::format("{} {} {} bytes, sha256 {}", print->architecture,
+                                          print->quantization, print->bytes, print->sha256);
+    if (version.expected_sha256.empty()) {
+      fmt::print("{}: unchecked (no sha256 given): {}\n", version.name, facts);
+    } else if (version.expected_sha256 == print->sha256) {
+      fmt::print("{}: ok: {}\n", version.name, facts);
+    } else {
+      ++mismatches;
+      fmt::print("{}: MISMATCH ({}): expected sha256 {}, {} has {}\n", version.name, version.where,
+                 version.expected_sha256, version.path, print->sha256);
+    }
+  }
+  return mismatches == 0 ? 0 : 1;
+}
+
+}  // namespace
 
 void add_model_command(CLI::App& app, int& exit_code) {
   CLI::App* model = app.add_subcommand("model", "Synthesize, quantize and inspect GGUF models");
@@ -71,6 +111,14 @@ void add_model_command(CLI::App& app, int& exit_code) {
     }
     fmt::print("{}\n", json ? model::model_info_json(*info) : model::format_model_info(*info));
   });
+
+  static std::string config;
+  CLI::App* v = model->add_subcommand(
+      "verify",
+      "Check that the model files of a config file's [[models]] tables are the ones it names "
+      "(their SHA-256), offline. Exit 0: all match; 1: a mismatch; 2: bad input");
+  v->add_option("--config", config, "serve's TOML config file with [[models]] tables")->required();
+  v->callback([&exit_code] { exit_code = verify_models(config); });
 }
 
 }  // namespace supportd::app

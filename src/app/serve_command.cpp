@@ -21,6 +21,7 @@
 #include "app/commands.h"
 #include "app/hub_relay.h"
 #include "app/log_format.h"
+#include "app/router_setup.h"
 #include "app/serve_config.h"
 #include "app/tracing_setup.h"
 #include "bus/connection.h"
@@ -85,6 +86,11 @@ Result<std::unique_ptr<engine::Engine>> make_engine(ServeConfig& config, bus::Co
     auto upstream = engine::upstream::UpstreamEngine::create(config.upstream);
     if (!upstream) return upstream.error();
     return std::unique_ptr<engine::Engine>(std::move(upstream).value());
+  }
+  if (!config.models.empty()) {
+    auto router = build_router(config);
+    if (!router) return router.error();
+    return std::unique_ptr<engine::Engine>(std::move(router).value());
   }
   if (config.engine.model_path.empty()) {
     auto path = model::synthesize_cached(config.demo_preset, "q8_0");
@@ -247,6 +253,28 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
       return caches;
     });
   }
+  auto* model_router = dynamic_cast<engine::router::RouterEngine*>(engine->get());
+  if (model_router != nullptr && config.auto_rollback) {
+    model_router->watch_canaries(config.canary, std::chrono::seconds(1),
+                                 [monitor = monitor ? &*monitor : nullptr](
+                                     const std::string& deployment, const std::string& verdict) {
+                                   // The alert names the deployment; the verdict (the figure) is in
+                                   // the log and history.
+                                   if (monitor != nullptr)
+                                     monitor->set_condition("model_rollback_" + deployment, true, 1,
+                                                            obs::anomaly::WallClock::now());
+                                   spdlog::error("automatic rollback of {}: {}", deployment,
+                                                 verdict);
+                                 });
+  }
+  // A model version kept out of traffic (its file is not the configured one) is an alert.
+  if (monitor && model_router != nullptr) {
+    for (const auto& version : model_router->versions()) {
+      if (version.state != engine::router::VersionState::kFailed) continue;
+      monitor->set_condition("model_version_failed_" + version.name, true, 1,
+                             obs::anomaly::WallClock::now());
+    }
+  }
   api::Services services{engine->get(), &access, &metrics,
                          engine_node ? nullptr : (*desk)->desk.get(), tracer.get()};
   services.anomaly = monitor ? &*monitor : nullptr;
@@ -256,6 +284,7 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   services.faults = faults ? &*faults : nullptr;
   api::LoadShedding shedding;
   services.shedding = &shedding;
+  services.router = model_router;
   http::Router router = engine_node ? api::make_probe_router(services) : api::make_router(services);
   http::Server server(api::serve_routes_with(services, config.http),
                       [&router](http::Request& request) { return router.dispatch(request); });

@@ -21,8 +21,34 @@ Status ServeOptions::finish() {
     if (!keys) return keys.error();
     config_.api_keys = std::move(keys).value();
   }
-  if (Status status = table_.finish({"api_keys"}); !status) return status;
+  if (Status status = table_.finish({"api_keys", "models"}); !status) return status;
+  if (Status status = take_models(); !status) return status;
   derive();
+  return {};
+}
+
+Status ServeOptions::take_models() {
+  const std::vector<std::string>& flags = config_.model_flags;
+  config_.models.clear();
+  if (flags.size() == 1 && !names_a_version(flags[0])) {
+    config_.engine.model_path = flags[0];  // one bare path: served as before, no router
+    return {};
+  }
+  for (const std::string& flag : flags) {
+    auto version = parse_model_flag(flag);
+    if (!version) return version.error();
+    config_.models.push_back(std::move(version).value());
+  }
+  if (flags.empty() && !table_.config_file().empty()) {
+    auto versions = read_model_versions(table_.config_file());
+    if (!versions) return versions.error();
+    config_.models = std::move(versions).value();
+  }
+  if (Status unique = check_unique_names(config_.models); !unique) return unique;
+  if (!config_.models.empty() && !config_.upstream.url.empty())
+    return Error::invalid("give either model versions (--model, [[models]]) or --upstream");
+  if (!config_.models.empty() && config_.cluster.role == Role::kGateway)
+    return Error::invalid("--role gateway runs no model: model versions belong to engine nodes");
   return {};
 }
 

@@ -14,10 +14,12 @@
 #include "api/access.h"
 #include "api/admin_key.h"
 #include "app/desk_setup.h"
+#include "app/model_versions.h"
 #include "app/option_table.h"
 #include "bus/topology.h"
 #include "core/status.h"
 #include "engine/llama/llama_engine.h"
+#include "engine/router/canary_check.h"
 #include "engine/upstream/upstream_engine.h"
 #include "http/cross_origin.h"
 #include "http/server.h"
@@ -74,6 +76,12 @@ struct ServeConfig {
   TracingConfig tracing;
   std::string demo_preset;  // synthesized when there is neither --model nor --upstream
   engine::llama::EngineOptions engine;
+  // --model as given, one entry per flag (or engine.model in the file): one bare path sets
+  // engine.model_path; NAME=PATH entries become `models`.
+  std::vector<std::string> model_flags;
+  // Named versions served side by side through the router (engine/router): from NAME=PATH
+  // flags, else the config file's [[models]]. Empty: one model, as engine.model_path says.
+  std::vector<ModelVersion> models;
   engine::upstream::UpstreamOptions upstream;
   http::ServerOptions http;
   http::CrossOrigin cross_origin;
@@ -86,6 +94,8 @@ struct ServeConfig {
   api::AdminKey admin_key;  // [admin]: what /admin routes require (none: they answer 404)
   bool faults = false;      // POST /admin/faults allowed (needs the admin key)
   obs::faults::FaultLimits fault_limits;
+  bool auto_rollback = true;  // with named model versions (engine/router/canary_check.h)
+  engine::router::CanaryLimits canary;
 };
 
 // The options of `serve`, declared on its CLI11 command, bound to a ServeConfig.
@@ -102,7 +112,8 @@ class ServeOptions {
   const OptionTable& table() const { return table_; }
 
  private:
-  void derive();  // settings that follow from several options, once all are valid
+  void derive();         // settings that follow from several options, once all are valid
+  Status take_models();  // --model's entries, or the file's [[models]], into the config
 
   ServeConfig& config_;
   OptionTable table_;

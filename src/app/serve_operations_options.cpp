@@ -146,7 +146,7 @@ void declare_cluster(OptionTable& table, ServeConfig& config) {
   });
   table.rule([&config] {
     if (config.cluster.role != Role::kGateway) return Status();
-    if (!config.engine.model_path.empty() || !config.upstream.url.empty())
+    if (!config.model_flags.empty() || !config.upstream.url.empty())
       return Status(Error::invalid(
           "--role gateway runs no model: --model and --upstream belong to the engine nodes"));
     return Status();
@@ -175,6 +175,23 @@ void declare_admin(OptionTable& table, ServeConfig& config) {
       .duration<std::chrono::seconds>("faults-max-seconds", limits.max_expiry, 3600,
                                       "Longest a fault may stay armed before it expires")
       .between(1, 86400);
+  admin.value("auto-rollback", config.auto_rollback, true,
+              "With named model versions: roll a deployment's split back by itself when a "
+              "canary's TTFT p99, error rate or refusal rate is worse than the stable version's");
+  engine::router::CanaryLimits& canary = config.canary;
+  admin
+      .value("canary-min-requests", canary.min_requests, 200,
+             "Requests on each of canary and stable before --auto-rollback judges")
+      .between(10, 1000000);
+  admin
+      .value("canary-ttft-ratio", canary.ttft_p99_ratio, 1.5,
+             "A canary's TTFT p99 over the stable version's that trips --auto-rollback")
+      .between(1.01, 100.0);
+  admin
+      .value("canary-rate-margin", canary.rate_margin, 0.05,
+             "An error or refusal rate this much above the stable version's (and 3 standard "
+             "errors above) trips --auto-rollback")
+      .between(0.001, 1.0);
   table.rule([&config] {
     if (config.faults && !config.admin_key.configured())
       return Status(

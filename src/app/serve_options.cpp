@@ -108,8 +108,10 @@ void declare_engine(OptionTable& table, ServeConfig& config) {
   OptionSection engine = table.section("engine", "Engine");
   EngineOptions& e = config.engine;
   const auto& model = engine.value(
-      "model", e.model_path, "",
-      "GGUF model file; without it (and without --upstream) a synthesized demo model is used");
+      "model", config.model_flags, {},
+      "GGUF model file; without it (and without --upstream) a synthesized demo model is used. "
+      "Repeat as NAME=PATH to serve several named versions side by side (or [[models]] tables "
+      "in the config file): the first takes the deployment 'default'");
   engine.value("alias", e.alias, "", "Model id shown in /v1/models (default: the file name)");
   engine
       .value("demo-preset", config.demo_preset, "smollm2-135m",

@@ -28,7 +28,8 @@ inline Result<toml::table> parse_toml_file(const std::string& file) {
 
 // Stores `node` in `out`; false, leaving `out` alone, when it has another type or a value `out`
 // cannot hold (a port of 99999, a negative byte count): refused, never wrapped. T is bool, an
-// integer, a floating-point type, std::string or std::vector<std::string> (an array).
+// integer, a floating-point type, std::string or std::vector<std::string> (an array, or one
+// string).
 template <typename T>
 bool toml_value(const toml::node& node, T& out) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -39,6 +40,7 @@ bool toml_value(const toml::node& node, T& out) {
   } else if constexpr (std::is_floating_point_v<T>) {
     if (auto v = node.value<double>()) return out = static_cast<T>(*v), true;
   } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    if (auto single = node.value<std::string>()) return out = {*single}, true;  // one value
     const toml::array* array = node.as_array();
     if (array == nullptr) return false;
     std::vector<std::string> values;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "engine/request.h"
@@ -19,6 +21,14 @@ struct ModelCard {
   int context_length = 0;   // tokens one request may use (prompt + output)
   bool meaningless_text = false;  // random weights (synthesized): never show its text to customers
   std::string owned_by = "supportd";
+  // The version's file, when a router (engine/router) knows it: SHA-256, size, architecture,
+  // quantization and the chat template's SHA-256; empty / 0 otherwise.
+  std::string sha256;
+  std::int64_t bytes = 0;
+  std::string architecture;
+  std::string quantization;
+  std::string chat_template_sha256;
+  std::string state;  // a router's version: loading, warming, ready, draining or failed
 };
 
 struct EngineStats {
@@ -60,6 +70,14 @@ class Engine {
   virtual ~Engine() = default;
 
   virtual const ModelCard& model() const = 0;
+
+  // Whether a request may name `name` in its "model" field: nothing, "default" or model().id
+  // here; a router's deployments and versions too.
+  virtual bool knows_model(std::string_view name) const {
+    return name.empty() || name == "default" || name == model().id;
+  }
+  // What /v1/models lists: model() here; a router's deployments and versions.
+  virtual std::vector<ModelCard> models() const { return {model()}; }
 
   // Validates and queues `request`. On error nothing was queued and `sink` is never called.
   // On success `sink->on_done` is called exactly once, later, on the engine's thread.

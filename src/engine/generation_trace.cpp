@@ -211,6 +211,7 @@ class TracedSink final : public GenerationSink {
              std::shared_ptr<Stamped> stamped)
       : inner_(std::move(inner)), trace_(std::move(trace)), stamped_(std::move(stamped)) {}
 
+  void on_version(std::string_view version) override { inner_->on_version(version); }
   void on_text(std::string_view text) override { inner_->on_text(text); }
 
   void on_done(const Completion& completion) override {

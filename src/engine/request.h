@@ -67,6 +67,12 @@ struct GenerationRequest {
   std::string continuation;
   // A drill's faults for this request (not carried to other cluster nodes).
   InjectedFaults injected;
+  // For a router (engine/router): the deployment or the version the caller named ("model");
+  // empty: the deployment "default". Other engines ignore it.
+  std::string model;
+  // For a router: what keeps one conversation on one version under a sticky split (a session
+  // id or a user); empty: chosen afresh.
+  std::string routing_key;
 };
 
 enum class FinishReason {
@@ -165,6 +171,10 @@ class GenerationSink {
   virtual void on_text(std::string_view text) = 0;
   // The end; called exactly once, after the last on_text.
   virtual void on_done(const Completion& completion) = 0;
+  // The name of the model version that serves the request: called by a router
+  // (engine/router) on the submitting thread, before any on_text, at most once. Wrappers pass
+  // it on; by default ignored.
+  virtual void on_version(std::string_view /*version*/) {}
 };
 
 }  // namespace supportd::engine

@@ -11,14 +11,16 @@
 
 namespace supportd::testing {
 
-std::string synthesized_model(const std::string& preset, const std::string& type, bool shaped) {
+std::string synthesized_model(const std::string& preset, const std::string& type, bool shaped,
+                              std::uint64_t seed) {
   const std::filesystem::path directory = SUPPORTD_TEST_DATA_DIR;
   std::filesystem::create_directories(directory);
+  const std::string seeded = seed == 42 ? "" : "-seed" + std::to_string(seed);
   const std::string path =
-      (directory / (preset + "-" + type + (shaped ? "" : "-unshaped") + ".gguf")).string();
+      (directory / (preset + "-" + type + (shaped ? "" : "-unshaped") + seeded + ".gguf")).string();
   if (std::filesystem::exists(path)) return path;
   const std::string partial = path + ".partial." + std::to_string(getpid());
-  auto report = model::synthesize({preset, type, partial, 42, false, shaped});
+  auto report = model::synthesize({preset, type, partial, seed, false, shaped});
   if (!report)
     throw std::runtime_error("cannot synthesize the test model: " + report.error().message);
   std::filesystem::rename(partial, path);  // atomic: concurrent writers end with one whole file

@@ -1,0 +1,125 @@
+# The load and the roll-out steps of bench/rollout/run (see there): closed-loop streaming
+# clients on threads, each request's TTFT, the version that served it and whether the stream
+# ended whole, grouped by the step that was in force when it started.
+import http.client, json, statistics, sys, threading, time
+
+port, key, workers, max_tokens, step_s = (int(sys.argv[1]), sys.argv[2], int(sys.argv[3]),
+                                          int(sys.argv[4]), float(sys.argv[5]))
+admin_headers = {"Authorization": "Bearer " + key, "Content-Type": "application/json"}
+lock = threading.Lock()
+records = []  # (step, ttft_ms or None, model, ok)
+step_name = "baseline"
+stop = threading.Event()
+
+
+def admin(method, path, body=None):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request(method, path, json.dumps(body) if body is not None else None, admin_headers)
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    if r.status >= 300:
+        raise SystemExit(f"{method} {path}: {r.status} {data.decode()}")
+    return json.loads(data)
+
+
+def one_request(user):
+    body = {"prompt": "Where is my parcel? It was due yesterday.", "max_tokens": max_tokens,
+            "stream": True, "ignore_eos": True, "user": user}
+    with lock:
+        step = step_name
+    start = time.monotonic()
+    ttft, model, ok = None, None, False
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        c.request("POST", "/v1/completions", json.dumps(body), {"Content-Type": "application/json"})
+        r = c.getresponse()
+        if r.status == 200:
+            for line in r:
+                line = line.strip()
+                if not line.startswith(b"data: "):
+                    continue
+                data = line[6:]
+                if data == b"[DONE]":
+                    ok = True
+                    break
+                chunk = json.loads(data)
+                if "error" in chunk:
+                    break
+                model = chunk.get("model", model)
+                if ttft is None and chunk["choices"] and chunk["choices"][0].get("text"):
+                    ttft = (time.monotonic() - start) * 1000
+        c.close()
+    except (OSError, http.client.HTTPException):
+        ok = False
+    with lock:
+        records.append((step, ttft, model, ok))
+
+
+def worker(index):
+    n = 0
+    while not stop.is_set() and n < 100000:
+        one_request(f"customer-{index}-{n % 50}")
+        n += 1
+
+
+def set_step(name, weights=None):
+    global step_name
+    if weights is not None:
+        admin("PUT", "/admin/routes/default", {"weights": weights, "by": "bench"})
+    with lock:
+        step_name = name
+    print(f"step {name}", file=sys.stderr)
+    time.sleep(step_s)
+
+
+threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
+for t in threads:
+    t.start()
+set_step("baseline")
+# Rollback: everything onto the candidate, then back by one call; the next request must be
+# served by stable.
+admin("PUT", "/admin/routes/default", {"weights": {"stable": 0, "candidate": 100}, "by": "bench"})
+t0 = time.monotonic()
+admin("POST", "/admin/routes/default/rollback", {"by": "bench"})
+t1 = time.monotonic()
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+c.request("POST", "/v1/completions", json.dumps({"prompt": "Hi", "max_tokens": 1}),
+          {"Content-Type": "application/json"})
+next_model = json.loads(c.getresponse().read()).get("model")
+t2 = time.monotonic()
+c.close()
+rollback_line = (f"rollback: the call took {1000 * (t1 - t0):.1f} ms; the next request was "
+                 f"served by {next_model} (answered {1000 * (t2 - t1):.0f} ms after the call)")
+print(rollback_line, file=sys.stderr)
+set_step("canary 10%", {"stable": 90, "candidate": 10})
+set_step("50/50", {"stable": 50, "candidate": 50})
+set_step("100%", {"stable": 0, "candidate": 100})
+admin("DELETE", "/admin/models/stable?timeout_s=60")
+set_step("stable unloaded")
+stop.set()
+for t in threads:
+    t.join()
+
+print(f"{'step':<16} {'requests':>8} {'failed':>6} {'ttft p50 ms':>11} {'ttft p99 ms':>11}  served by")
+baseline_p99 = None
+worst_ratio = 0
+for name in ["baseline", "canary 10%", "50/50", "100%", "stable unloaded"]:
+    rows = [r for r in records if r[0] == name]
+    ttfts = sorted(r[1] for r in rows if r[1] is not None)
+    failed = sum(1 for r in rows if not r[3])
+    p50 = statistics.median(ttfts) if ttfts else float("nan")
+    p99 = ttfts[min(len(ttfts) - 1, int(0.99 * len(ttfts)))] if ttfts else float("nan")
+    if name == "baseline":
+        baseline_p99 = p99
+    elif ttfts and baseline_p99:
+        worst_ratio = max(worst_ratio, p99 / baseline_p99)
+    served = {}
+    for r in rows:
+        served[r[2]] = served.get(r[2], 0) + 1
+    shares = ", ".join(f"{m} {100 * n / len(rows):.0f}%" for m, n in sorted(served.items(), key=str))
+    print(f"{name:<16} {len(rows):>8} {failed:>6} {p50:>11.0f} {p99:>11.0f}  {shares}")
+print(rollback_line)
+failed_total = sum(1 for r in records if not r[3])
+print(f"failed or cut streams: {failed_total} of {len(records)} (target 0); worst step p99 TTFT "
+      f"{worst_ratio:.2f}x the baseline (target <= 1.2)")

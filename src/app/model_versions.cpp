@@ -1,0 +1,126 @@
+// Reading model versions from --model NAME=PATH flags and [[models]] tables (see
+// model_versions.h).
+#include "app/model_versions.h"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "app/toml_file.h"
+#include "model/fingerprint.h"
+
+namespace supportd::app {
+namespace {
+
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return name.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+             "._-") == std::string::npos;
+}
+
+const char* const kNameRule = "a version's name is 1 to 64 letters, digits, '.', '-' or '_'";
+
+// The entry's setting `name` into `version`: false when its type or value is wrong; an unknown
+// name is the caller's to refuse.
+bool read_setting(const std::string& name, const toml::node& value, ModelVersion& version) {
+  if (name == "name") return toml_value(value, version.name);
+  if (name == "path") return toml_value(value, version.path) && !version.path.empty();
+  if (name == "sha256") {
+    if (!toml_value(value, version.expected_sha256)) return false;
+    for (char& c : version.expected_sha256)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return model::is_sha256_hex(version.expected_sha256);
+  }
+  if (name == "parallel")
+    return toml_value(value, version.parallel) && version.parallel >= 1 && version.parallel <= 128;
+  if (name == "ctx-size")
+    return toml_value(value, version.context_cells) && version.context_cells >= 256;
+  return false;
+}
+
+Result<ModelVersion> read_entry(const toml::node& entry, const std::string& file) {
+  const int line = static_cast<int>(entry.source().begin.line);
+  const toml::table* table = entry.as_table();
+  if (table == nullptr)
+    return Error::invalid(fmt::format("{}:{}: each models entry must be a table", file, line));
+  ModelVersion version;
+  version.where = fmt::format("{}:{}", file, line);
+  for (const auto& [key, value] : *table) {
+    const std::string setting(key.str());
+    const auto setting_line = value.source().begin.line;
+    if (setting != "name" && setting != "path" && setting != "sha256" && setting != "parallel" &&
+        setting != "ctx-size") {
+      return Error::invalid(
+          fmt::format("{}:{}: unknown models setting '{}' (name, path, sha256, parallel, ctx-size)",
+                      file, setting_line, setting));
+    }
+    if (!read_setting(setting, value, version)) {
+      return Error::invalid(fmt::format("{}:{}: models.{} has a wrong type or value{}", file,
+                                        setting_line, setting,
+                                        setting == "sha256" ? " (64 hex digits)" : ""));
+    }
+  }
+  if (version.name.empty() || version.path.empty())
+    return Error::invalid(fmt::format("{}:{}: a models entry needs a name and a path", file, line));
+  if (!valid_name(version.name)) {
+    return Error::invalid(
+        fmt::format("{}:{}: models.name '{}': {}", file, line, version.name, kNameRule));
+  }
+  return version;
+}
+
+}  // namespace
+
+Result<std::vector<ModelVersion>> read_model_versions(const std::string& file) {
+  Result<toml::table> parsed = parse_toml_file(file);
+  if (!parsed) return parsed.error();
+  std::vector<ModelVersion> versions;
+  const toml::node* node = parsed->get("models");
+  if (node == nullptr) return versions;
+  const toml::array* array = node->as_array();
+  if (array == nullptr) {
+    return Error::invalid(fmt::format("{}:{}: models must be an array of tables ([[models]])", file,
+                                      node->source().begin.line));
+  }
+  for (const toml::node& entry : *array) {
+    auto version = read_entry(entry, file);
+    if (!version) return version.error();
+    versions.push_back(std::move(version).value());
+  }
+  if (Status unique = check_unique_names(versions); !unique) return unique.error();
+  return versions;
+}
+
+bool names_a_version(const std::string& text) {
+  const auto equals = text.find('=');
+  return equals != std::string::npos && valid_name(text.substr(0, equals));
+}
+
+Result<ModelVersion> parse_model_flag(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos)
+    return Error::invalid("--model " + text + ": name each of several models: --model NAME=PATH");
+  ModelVersion version;
+  version.name = text.substr(0, equals);
+  version.path = text.substr(equals + 1);
+  version.where = "--model";
+  if (!valid_name(version.name))
+    return Error::invalid(fmt::format("--model {}: {}", text, kNameRule));
+  if (version.path.empty()) return Error::invalid("--model " + text + ": the path is empty");
+  return version;
+}
+
+Status check_unique_names(const std::vector<ModelVersion>& versions) {
+  for (std::size_t i = 0; i < versions.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (versions[i].name == versions[j].name) {
+        return Error::invalid(fmt::format("{}: the model version name '{}' is given twice",
+                                          versions[i].where, versions[i].name));
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace supportd::app

@@ -1,0 +1,47 @@
+// The model versions `supportd serve` loads side by side (engine/router), from repeated
+// `--model NAME=PATH` flags or the config file's [[models]] tables, and what
+// `supportd model verify` checks offline:
+//
+//   [[models]]
+//   name = "stable"        # required, unique: letters, digits, '.', '-' and '_'
+//   path = "/srv/m1.gguf"  # required
+//   sha256 = "ab12..."     # optional: the file must have this SHA-256, or it takes no traffic
+//   parallel = 8           # optional: this version's --parallel (default: serve's)
+//   ctx-size = 8192        # optional: this version's --ctx-size (default: serve's)
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace supportd::app {
+
+struct ModelVersion {
+  std::string name;
+  std::string path;
+  std::string expected_sha256;  // empty: not checked
+  int parallel = 0;             // 0: serve's --parallel
+  int context_cells = 0;        // 0: serve's --ctx-size
+  std::string where;            // "--model" or "FILE:LINE": how errors name it
+};
+
+// The [[models]] tables of `file` (none when it has none). Errors (kInvalidArgument) name the
+// file and line: TOML syntax, an unknown setting, a wrong type or value, a missing name or
+// path, a bad name, a SHA-256 that is not 64 hex digits, a name given twice.
+Result<std::vector<ModelVersion>> read_model_versions(const std::string& file);
+
+// "NAME=PATH" from a --model flag. Errors (kInvalidArgument, naming --model): no '=', an
+// empty path, a bad name.
+Result<ModelVersion> parse_model_flag(const std::string& text);
+
+// True when `text` names a version as a `--model NAME=PATH` would (text before an '=' that is
+// a valid name); a bare path is not.
+bool names_a_version(const std::string& text);
+
+// Ok when every name is used once; the error names the second one and where it came from.
+Status check_unique_names(const std::vector<ModelVersion>& versions);
+
+}  // namespace supportd::app

@@ -1,0 +1,162 @@
+// The model-version router: an Engine made of named Engines (llama, upstream, remote), so the
+// API and the desk keep calling one Engine while an operator splits traffic between versions,
+// pins requests to one, and rolls a split back. A request names a deployment ("default" when
+// it names nothing) or a version (pinned) in GenerationRequest::model; the deployment's split
+// picks the version with one hash of the routing key (sticky) or a counter; the sink learns
+// the version's name (GenerationSink::on_version) before any text. Per version: its file's
+// facts, its state, requests in flight, and latency and error figures.
+//
+// Thread-safety: every method may be called from any thread. The versions and the splits are
+// an immutable table swapped whole under a mutex held only to copy or swap a pointer: submit
+// takes one hash and one lookup, and no lock is held across a version engine's call.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/router/canary_check.h"
+#include "engine/router/split.h"
+#include "obs/metrics.h"
+
+namespace supportd::engine::router {
+
+// The deployment every request that names no model reaches.
+inline constexpr std::string_view kDefaultDeployment = "default";
+
+// What is known of a version's model file (model/fingerprint.h computes it; empty fields for
+// an upstream).
+struct VersionFacts {
+  std::string path;
+  std::string sha256;  // of the whole file, lower-case hex
+  std::int64_t bytes = 0;
+  std::string architecture;          // general.architecture
+  std::string quantization;          // predominant weight type, e.g. "Q8_0"
+  std::string chat_template_sha256;  // of the chat template's text; empty without one
+  std::string expected_sha256;       // what the configuration says it must be; empty: unchecked
+};
+
+enum class VersionState { kLoading, kWarming, kReady, kDraining, kFailed };
+const char* version_state_name(VersionState state);
+
+// One version as GET /admin/models shows it.
+struct VersionView {
+  std::string name;
+  ModelCard card;
+  VersionFacts facts;
+  VersionState state = VersionState::kReady;
+  std::string reason;  // why it is failed
+  int in_flight = 0;
+  std::int64_t requests = 0;  // submitted to it
+  std::int64_t errors = 0;    // ended with kError
+  double ttft_p50_ms = 0;
+  double ttft_p99_ms = 0;
+  double e2e_p99_ms = 0;
+};
+
+// One change of a deployment's split, as the route history keeps it.
+struct RouteChange {
+  std::string deployment;
+  std::string action;  // "set" or "rollback"
+  Split before;        // empty shares: the deployment did not exist
+  Split after;
+  std::string who;           // the admin caller's description
+  std::int64_t unix_ms = 0;  // when
+};
+
+class RouterEngine final : public Engine {
+ public:
+  RouterEngine();
+  ~RouterEngine() override;
+
+  // Adds a version serving through `engine`. The first version added takes the deployment
+  // "default" whole, unless it failed. A version whose facts carry an expected SHA-256 that
+  // differs from the file's is added as kFailed with the reason and never takes traffic.
+  // Errors (kInvalidArgument, param "name"): an empty name, a name already used (by a version
+  // or a deployment).
+  Status add_version(const std::string& name, std::unique_ptr<Engine> engine, VersionFacts facts);
+
+  // Sets `deployment`'s split (creating the deployment). Errors (kInvalidArgument, the field
+  // as param): check_split's, a version that does not exist ("weights.NAME"), one that is not
+  // ready, a deployment named like a version ("deployment").
+  Status set_route(const std::string& deployment, Split split, const std::string& who);
+  // Puts back the split `deployment` had before its last change, at once. Errors: kNotFound
+  // for an unknown deployment; kInvalidArgument (param "deployment") when it has no earlier
+  // split or that split names a version no longer ready.
+  Status rollback(const std::string& deployment, const std::string& who);
+
+  // Drains `name` and then unloads it, in the background: from now on it takes no new
+  // request (state draining); its requests in flight get up to `timeout` to finish, then the
+  // rest are cancelled, its engine is shut down and the version is gone. Returns the requests
+  // in flight when the drain began. Errors: kNotFound (param "name") for an unknown version;
+  // kInvalidArgument (param "name") while a deployment still gives it traffic (move the
+  // traffic first) or when it is draining already.
+  Result<int> unload(const std::string& name, std::chrono::milliseconds timeout);
+
+  // Automatic rollback: every `interval`, on a thread of its own, check_canaries(limits);
+  // `on_rollback(deployment, verdict)` is told of each rollback it made (an alert). Call once,
+  // before traffic.
+  using RollbackListener = std::function<void(const std::string&, const std::string&)>;
+  void watch_canaries(CanaryLimits limits, std::chrono::milliseconds interval,
+                      RollbackListener on_rollback);
+  // One pass of the automatic rollback, now: in each deployment whose split has an earlier one,
+  // the version that had the most weight in that earlier split is stable, the others with
+  // weight are canaries; a canary worse than stable since the split was set (canary_check.h)
+  // rolls the deployment back, by "automatic rollback: VERDICT". Returns (deployment, verdict)
+  // for each rollback made.
+  std::vector<std::pair<std::string, std::string>> check_canaries(const CanaryLimits& limits);
+
+  std::vector<VersionView> versions() const;
+  std::map<std::string, Split> routes() const;
+  std::vector<RouteChange> history() const;  // oldest first
+  // Reasons the router is degraded (a version failed its SHA-256 check ...); empty when not.
+  std::vector<std::string> problems() const;
+
+  // --- Engine ---
+  // The card of the deployment "default" (its id "default"; the text meaningless when any
+  // version's is).
+  const ModelCard& model() const override;
+  bool knows_model(std::string_view name) const override;
+  std::vector<ModelCard> models() const override;
+  // Errors: kNotFound (param "model") for a name that is neither a deployment nor a version;
+  // kUnavailable when the chosen version is not ready; the version engine's own.
+  Result<RequestId> submit(GenerationRequest request,
+                           std::shared_ptr<GenerationSink> sink) override;
+  void cancel(RequestId id) override;
+  bool ready() const override;         // the deployment "default" has a ready version
+  EngineStats stats() const override;  // summed over the versions
+  void shutdown() override;
+
+  struct Slot;   // one version (router_engine.cpp)
+  struct Table;  // versions and deployments, swapped whole
+
+ private:
+  std::shared_ptr<const Table> table() const;
+  void publish(std::shared_ptr<const Table> table);  // REQUIRES: change_mutex_ held
+  // The end of unload(): waits for `slot`'s requests (or the timeout or a stop), shuts its
+  // engine down and takes it out of the table.
+  void finish_drain(std::stop_token stop, std::shared_ptr<Slot> slot,
+                    std::chrono::milliseconds timeout);
+
+  mutable std::mutex table_mutex_;  // guards table_ (the pointer only)
+  std::shared_ptr<const Table> table_;
+  std::mutex change_mutex_;  // one change at a time (add, set, rollback)
+  mutable std::mutex history_mutex_;
+  std::vector<RouteChange> history_;       // guarded by history_mutex_
+  std::atomic<std::uint64_t> counter_{0};  // draws of the requests without a routing key
+  std::mutex drains_mutex_;
+  std::vector<std::jthread> drains_;  // guarded by drains_mutex_; joined by the destructor
+  std::jthread watch_;                // the canary watch, when started
+  ModelCard card_;                    // set while the first versions are added
+};
+
+}  // namespace supportd::engine::router

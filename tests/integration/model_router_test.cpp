@@ -1,0 +1,318 @@
+// Model versions behind the router, in the server, in process, on an ephemeral port, with two
+// synthesized models (seeds 42 and 43: two files, two SHA-256s): /v1/models shows each
+// version's file; a request naming nothing reaches "default", one naming a version is pinned
+// to it, and every answer's "model" (streamed chunks too) names the version that served it;
+// a 50/50 sticky split keeps each user on one version and uses both; the admin routes need
+// the key, refuse bad splits with 400 naming the field, and roll a split back at once with the
+// change kept in the history; a version whose SHA-256 is not the configured one is kept out
+// of traffic and /ready says degraded with the reason; unloading a version drains it: a stream
+// in flight on it finishes whole, new requests are refused, then the version is gone.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "api/routes.h"
+#include "engine/llama/llama_engine.h"
+#include "engine/router/router_engine.h"
+#include "http/server.h"
+#include "http_client.h"
+#include "model/fingerprint.h"
+#include "obs/faults/fault_injector.h"
+#include "obs/metrics.h"
+#include "test_model.h"
+
+namespace supportd {
+namespace {
+
+namespace json = boost::json;
+using testing::http_request;
+using testing::HttpResult;
+
+const std::string kKey = "rollout-admin-key-0123456789";
+using Headers = std::vector<std::pair<std::string, std::string>>;
+const Headers kAdmin = {{"Authorization", "Bearer " + kKey}, {"Content-Type", "application/json"}};
+const Headers kJson = {{"Content-Type", "application/json"}};
+
+class ModelRouterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    router_ = std::make_unique<engine::router::RouterEngine>();
+    add("v1", testing::synthesized_model("tiny", "f16", true, 42), "");
+    add("v2", testing::synthesized_model("tiny", "f16", true, 43), "");
+  }
+  // Adds a version of `path`; `expected`: the SHA-256 the configuration states.
+  void add(const std::string& name, const std::string& path, const std::string& expected) {
+    engine::llama::EngineOptions options;
+    options.model_path = path;
+    options.threads = 0;
+    options.parallel = 2;
+    options.context_cells = 1024;
+    options.warmup = false;
+    auto created = engine::llama::LlamaEngine::create(options);
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    auto print = model::fingerprint_model(path);
+    ASSERT_TRUE(print.ok()) << print.error().message;
+    engine::router::VersionFacts facts{print->path,
+                                       print->sha256,
+                                       print->bytes,
+                                       print->architecture,
+                                       print->quantization,
+                                       print->chat_template_sha256,
+                                       expected};
+    ASSERT_TRUE(router_->add_version(name, std::move(created).value(), std::move(facts)).ok());
+  }
+  void start() {
+    services_.engine = router_.get();
+    services_.router = router_.get();
+    services_.admin_key = api::AdminKey::of(kKey);
+    routes_.emplace(api::make_router(services_));
+    http::ServerOptions options;
+    options.port = 0;
+    options.threads = 2;
+    server_.emplace(api::serve_routes_with(services_, options),
+                    [this](http::Request& r) { return routes_->dispatch(r); });
+    ASSERT_TRUE(server_->start().ok());
+  }
+  void TearDown() override {
+    if (server_) server_->stop();
+    router_->shutdown();
+  }
+  // The "model" of a completion's answer; `fields`: more of the body (",\"model\":\"v2\"").
+  std::string served_by(const std::string& fields, const Headers& headers = kJson) {
+    const HttpResult reply =
+        http_request(server_->port(), "POST", "/v1/completions",
+                     R"({"prompt":"Where is my parcel?","max_tokens":2)" + fields + "}", headers);
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    if (reply.status != 200) return {};
+    return std::string(json::parse(reply.body).at("model").as_string());
+  }
+  HttpResult admin(const std::string& method, const std::string& target,
+                   const std::string& body = {}) {
+    return http_request(server_->port(), method, target, body, kAdmin);
+  }
+  // The 400's param for a PUT /admin/routes/default body.
+  std::string refused_field(const std::string& body) {
+    const HttpResult reply = admin("PUT", "/admin/routes/default", body);
+    EXPECT_EQ(reply.status, 400) << body << " -> " << reply.body;
+    if (reply.status != 400) return {};
+    const json::value& param = json::parse(reply.body).at("error").at("param");
+    return param.is_string() ? std::string(param.as_string()) : std::string();
+  }
+
+  // In flight on `version`, as GET /admin/models says.
+  std::int64_t in_flight(const std::string& version) {
+    const HttpResult reply = admin("GET", "/admin/models");
+    const json::value body = json::parse(reply.body);
+    for (const json::value& v : body.at("versions").as_array()) {
+      if (v.at("name").as_string() == version) return v.at("in_flight").as_int64();
+    }
+    return -1;  // not there (unloaded)
+  }
+
+  obs::Registry registry_;
+  std::unique_ptr<engine::router::RouterEngine> router_;
+  api::Services services_;
+  std::optional<http::Router> routes_;
+  std::optional<http::Server> server_;
+};
+
+TEST_F(ModelRouterTest, ModelsShowEachVersionsFile) {
+  start();
+  const HttpResult reply = http_request(server_->port(), "GET", "/v1/models");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  std::map<std::string, json::object> cards;
+  const json::value body = json::parse(reply.body);
+  for (const json::value& card : body.at("data").as_array())
+    cards[std::string(card.at("id").as_string())] = card.as_object();
+  ASSERT_TRUE(cards.contains("default") && cards.contains("v1") && cards.contains("v2"));
+  EXPECT_EQ(cards["v1"].at("sha256").as_string().size(), 64u);
+  EXPECT_NE(cards["v1"].at("sha256"), cards["v2"].at("sha256"));
+  EXPECT_EQ(cards["v1"].at("architecture").as_string(), "llama");
+  EXPECT_EQ(cards["v1"].at("state").as_string(), "ready");
+  EXPECT_GT(cards["v2"].at("bytes").as_int64(), 0);
+
+  const HttpResult versions = admin("GET", "/admin/models");
+  ASSERT_EQ(versions.status, 200) << versions.body;
+  const json::value listed = json::parse(versions.body);
+  const json::array& list = listed.at("versions").as_array();
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].at("traffic_percent").at("default").as_int64(), 100);
+  EXPECT_EQ(list[1].at("traffic_percent").as_object().size(), 0u);
+}
+
+TEST_F(ModelRouterTest, DefaultAndPinnedRequestsNameTheVersionThatServedThem) {
+  start();
+  EXPECT_EQ(served_by(""), "v1");
+  EXPECT_EQ(served_by(R"(,"model":"default")"), "v1");
+  EXPECT_EQ(served_by(R"(,"model":"v2")"), "v2");
+  // Streamed: every chunk names it.
+  const HttpResult stream = http_request(
+      server_->port(), "POST", "/v1/completions",
+      R"({"prompt":"Hello","max_tokens":3,"stream":true,"model":"v2","ignore_eos":true})", kJson);
+  ASSERT_EQ(stream.status, 200) << stream.body;
+  int chunks = 0;
+  for (const std::string& data : testing::sse_data(stream.body)) {
+    if (data == "[DONE]") continue;
+    EXPECT_EQ(json::parse(data).at("model").as_string(), "v2") << data;
+    ++chunks;
+  }
+  EXPECT_GT(chunks, 0);
+  const HttpResult unknown =
+      http_request(server_->port(), "POST", "/v1/completions",
+                   R"({"prompt":"Hello","max_tokens":1,"model":"v9"})", kJson);
+  EXPECT_EQ(unknown.status, 404) << unknown.body;
+  EXPECT_EQ(json::parse(unknown.body).at("error").at("param").as_string(), "model");
+}
+
+TEST_F(ModelRouterTest, AStickySplitKeepsEachUserOnOneVersionAndUsesBoth) {
+  start();
+  const HttpResult set = admin("PUT", "/admin/routes/default",
+                               R"({"weights":{"v1":50,"v2":50},"sticky":true,"by":"test"})");
+  ASSERT_EQ(set.status, 200) << set.body;
+  std::set<std::string> seen;
+  for (int user = 0; user < 16; ++user) {
+    const std::string field = R"(,"user":"customer-)" + std::to_string(user) + "\"";
+    const std::string first = served_by(field);
+    seen.insert(first);
+    EXPECT_EQ(served_by(field), first) << field;
+    EXPECT_EQ(served_by(field), first) << field;
+  }
+  // 16 users at 50/50 all on one side: a chance of 2 in 65536.
+  EXPECT_EQ(seen, (std::set<std::string>{"v1", "v2"}));
+  // The conversation's header wins over the user: one session, one version.
+  const Headers session = {{"Content-Type", "application/json"}, {"X-Session-Id", "s-77"}};
+  const std::string by_session = served_by("", session);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(served_by(R"(,"user":"customer-)" + std::to_string(i) + "\"", session), by_session);
+}
+
+TEST_F(ModelRouterTest, AdminRoutesNeedTheKeyAndNameTheBadField) {
+  start();
+  for (const auto& [method, target] : std::vector<std::pair<std::string, std::string>>{
+           {"GET", "/admin/models"},
+           {"GET", "/admin/routes"},
+           {"PUT", "/admin/routes/default"},
+           {"POST", "/admin/routes/default/rollback"}}) {
+    const HttpResult reply =
+        http_request(server_->port(), method, target, R"({"weights":{"v2":100}})", kJson);
+    EXPECT_EQ(reply.status, 401) << method << " " << target;
+  }
+  EXPECT_EQ(served_by(""), "v1");  // nothing changed
+  EXPECT_EQ(refused_field(R"({"weights":{"v1":50,"v3":50}})"), "weights.v3");
+  EXPECT_EQ(refused_field(R"({"weights":{"v1":60,"v2":60}})"), "weights");
+  EXPECT_EQ(refused_field(R"({"weights":{"v1":110,"v2":-10}})"), "weights.v1");
+  EXPECT_EQ(refused_field(R"({"weights":{"v1":-10,"v2":110}})"), "weights.v1");
+  EXPECT_EQ(refused_field(R"({"weights":{"v1":"half","v2":50}})"), "weights.v1");
+  EXPECT_EQ(refused_field(R"({"weights":{"v1":100},"sticky":"yes"})"), "sticky");
+  EXPECT_EQ(refused_field(R"({"split":{"v1":100}})"), "weights");
+  const HttpResult as_version = admin("PUT", "/admin/routes/v1", R"({"weights":{"v2":100}})");
+  EXPECT_EQ(as_version.status, 400);
+  EXPECT_EQ(json::parse(as_version.body).at("error").at("param").as_string(), "deployment");
+  const HttpResult nothing_before = admin("POST", "/admin/routes/default/rollback");
+  EXPECT_EQ(nothing_before.status, 400) << nothing_before.body;
+  EXPECT_EQ(admin("POST", "/admin/routes/nowhere/rollback").status, 404);
+  EXPECT_EQ(served_by(""), "v1");
+}
+
+TEST_F(ModelRouterTest, RollbackPutsThePreviousSplitBackAtOnceAndIsKeptInTheHistory) {
+  start();
+  ASSERT_EQ(
+      admin("PUT", "/admin/routes/default", R"({"weights":{"v1":0,"v2":100},"by":"ana"})").status,
+      200);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(served_by(""), "v2");
+  const HttpResult rolled = admin("POST", "/admin/routes/default/rollback", R"({"by":"bo"})");
+  ASSERT_EQ(rolled.status, 200) << rolled.body;
+  EXPECT_EQ(served_by(""), "v1");  // the very next request
+  const json::value routes = json::parse(admin("GET", "/admin/routes").body);
+  EXPECT_EQ(routes.at("deployments").at("default").at("weights").at("v1").as_int64(), 100);
+  const json::array& history = routes.at("history").as_array();
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0].at("action").as_string(), "set");
+  EXPECT_NE(history[0].at("by").as_string().find("ana"), std::string::npos);
+  EXPECT_EQ(history[1].at("action").as_string(), "rollback");
+  EXPECT_NE(history[1].at("by").as_string().find("bo"), std::string::npos);
+  EXPECT_EQ(history[1].at("after").at("weights").at("v1").as_int64(), 100);
+  // A named deployment of its own: a canary reachable by its name.
+  ASSERT_EQ(admin("PUT", "/admin/routes/canary", R"({"weights":{"v2":100}})").status, 200);
+  EXPECT_EQ(served_by(R"(,"model":"canary")"), "v2");
+  EXPECT_EQ(served_by(""), "v1");
+}
+
+TEST_F(ModelRouterTest, AVersionWithTheWrongSha256IsKeptOutOfTraffic) {
+  add("v3", testing::synthesized_model("tiny", "f16", true, 43), std::string(64, '0'));
+  start();
+  const HttpResult pinned = http_request(server_->port(), "POST", "/v1/completions",
+                                         R"({"prompt":"Hi","max_tokens":1,"model":"v3"})", kJson);
+  EXPECT_EQ(pinned.status, 503) << pinned.body;
+  EXPECT_NE(pinned.body.find("SHA-256 mismatch"), std::string::npos) << pinned.body;
+  EXPECT_EQ(refused_field(R"({"weights":{"v1":50,"v3":50}})"), "weights.v3");
+  const HttpResult ready = http_request(server_->port(), "GET", "/ready");
+  EXPECT_EQ(ready.status, 200);  // the others still serve
+  const json::value body = json::parse(ready.body);
+  EXPECT_EQ(body.at("status").as_string(), "degraded");
+  ASSERT_EQ(body.at("problems").as_array().size(), 1u);
+  EXPECT_NE(body.at("problems").as_array()[0].as_string().find("v3"), std::string::npos);
+  const json::array versions =
+      json::parse(admin("GET", "/admin/models").body).at("versions").as_array();
+  EXPECT_EQ(versions[2].at("state").as_string(), "failed");
+  EXPECT_EQ(served_by(""), "v1");
+}
+
+TEST_F(ModelRouterTest, UnloadingDrainsAStreamInFlightThenTheVersionIsGone) {
+  obs::faults::FaultInjector injector(obs::faults::FaultLimits{}, &registry_);
+  services_.faults = &injector;
+  start();
+  // Each decode step of the stream 30 ms slower: 40 tokens take over a second.
+  ASSERT_EQ(admin("POST", "/admin/faults",
+                  R"({"stage":"decode","kind":"delay","delay_ms":30,"percent":100})")
+                .status,
+            201);
+  EXPECT_EQ(admin("DELETE", "/admin/models/v1").status, 400);  // it still takes the traffic
+  HttpResult stream;
+  std::thread client([&] {
+    stream = http_request(
+        server_->port(), "POST", "/v1/completions",
+        R"({"prompt":"Hello","max_tokens":40,"stream":true,"model":"v2","ignore_eos":true})",
+        kJson);
+  });
+  for (int i = 0; i < 1000 && in_flight("v2") < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const HttpResult drained = admin("DELETE", "/admin/models/v2");
+  ASSERT_EQ(drained.status, 202) << drained.body;
+  EXPECT_EQ(json::parse(drained.body).at("in_flight").as_int64(), 1);
+  const HttpResult refused = http_request(server_->port(), "POST", "/v1/completions",
+                                          R"({"prompt":"Hi","max_tokens":1,"model":"v2"})", kJson);
+  EXPECT_EQ(refused.status, 503) << refused.body;
+  EXPECT_NE(refused.body.find("draining"), std::string::npos) << refused.body;
+  client.join();
+  ASSERT_EQ(stream.status, 200);
+  const std::vector<std::string> events = testing::sse_data(stream.body);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back(), "[DONE]");
+  int tokens = 0;
+  std::string finish;
+  for (const std::string& data : events) {
+    if (data == "[DONE]") continue;
+    const json::value chunk = json::parse(data);
+    const json::value& choice = chunk.at("choices").as_array()[0];
+    if (!choice.at("text").as_string().empty()) ++tokens;
+    if (choice.at("finish_reason").is_string())
+      finish = std::string(choice.at("finish_reason").as_string());
+  }
+  EXPECT_EQ(finish, "length") << stream.body;  // not cut: every token it asked for
+  EXPECT_GT(tokens, 0);
+  for (int i = 0; i < 1000 && in_flight("v2") != -1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(in_flight("v2"), -1);  // unloaded
+  const HttpResult gone = http_request(server_->port(), "POST", "/v1/completions",
+                                       R"({"prompt":"Hi","max_tokens":1,"model":"v2"})", kJson);
+  EXPECT_EQ(gone.status, 404) << gone.body;
+  EXPECT_EQ(served_by(""), "v1");
+}
+
+}  // namespace
+}  // namespace supportd
