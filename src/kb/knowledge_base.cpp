@@ -231,6 +231,8 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
   if (!result.hits.empty()) {
     result.confidence = result.hits.front().confidence;
     result.confident = result.shares_words && result.confidence >= model.calibration.threshold;
+    result.offer = result.shares_words && !result.confident && model.calibration.fitted &&
+                   result.confidence >= model.calibration.offer_threshold;
   }
   if (options.explain) {
     const Availability available = s.retriever->available();

@@ -50,7 +50,9 @@ json::object fusion_json(const FusionModel& model) {
             {"threshold", c.threshold},
             {"target_precision", c.target_precision},
             {"dev_precision", c.dev_precision},
-            {"dev_coverage", c.dev_coverage}}}};
+            {"dev_coverage", c.dev_coverage},
+            {"offer_threshold", c.offer_threshold},
+            {"dev_offer_coverage", c.dev_offer_coverage}}}};
 }
 
 Result<FusionModel> fusion_from(const JsonReader& reader) {
@@ -73,6 +75,13 @@ Result<FusionModel> fusion_from(const JsonReader& reader) {
   KB_READ(out.target_precision, c.number("target_precision"));
   KB_READ(out.dev_precision, c.number("dev_precision"));
   KB_READ(out.dev_coverage, c.number("dev_coverage"));
+  // Knowledge bases imported before the middle way have none: it is the threshold there.
+  out.offer_threshold = out.threshold;
+  out.dev_offer_coverage = out.dev_coverage;
+  if (c.find("offer_threshold") != nullptr) {
+    KB_READ(out.offer_threshold, c.number("offer_threshold"));
+    KB_READ(out.dev_offer_coverage, c.number("dev_offer_coverage"));
+  }
   return model;
 }
 

@@ -125,6 +125,9 @@ TEST(Tuning, CalibratedConfidenceRisesWithTheMarginAndMeetsTheTarget) {
   };
   EXPECT_LT(confidence(calibration, ranking_with(0.1f)),
             confidence(calibration, ranking_with(0.9f)));
+  // The middle way never asks more than the threshold does.
+  EXPECT_LE(calibration.offer_threshold, calibration.threshold);
+  EXPECT_GE(calibration.dev_offer_coverage, calibration.dev_coverage);
   // Too few questions: not fitted, and confidence falls back to the relative margin.
   const Calibration unfitted =
       fit_calibration(std::vector<DevQuestion>(dev.begin(), dev.begin() + 10), weights, 0.9);
@@ -164,6 +167,32 @@ TEST(SemanticCache, CalibrationKeepsWrongHitsUnderTheTarget) {
   EXPECT_LT(calibration->threshold, 1.0);
   EXPECT_EQ(calibration->questions, 200);
   EXPECT_FALSE(calibrate_semantic_cache({}, {}, queries, query_labels, 4).ok());
+}
+
+// When the right entry is second as often as it is first, the first alone is right half the
+// time but the three offered hold it: the middle way answers where the threshold would not.
+TEST(FusionTuning, OfferThresholdCoversWhatTheFirstThreeHold) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> uniform(0, 1);
+  std::vector<DevQuestion> dev;
+  for (int i = 0; i < 400; ++i) {
+    const float margin = uniform(random);
+    // Wide margins: right; narrow ones: the right entry is first or second, by a coin.
+    const bool first_right = margin > 0.6f || uniform(random) < 0.5f;
+    Candidate first{first_right ? 0 : 1, {}, -1}, second{first_right ? 1 : 0, {}, -1};
+    Candidate third{2, {}, -1};
+    first.features[kClassifier] = 0.5f + margin / 2;
+    second.features[kClassifier] = 0.5f - margin / 2;
+    third.features[kClassifier] = 0.01f;
+    dev.push_back({0, {first, second, third}});
+  }
+  Features weights{};
+  weights[kClassifier] = 1;
+  const Calibration calibration = fit_calibration(dev, weights, 0.9);
+  ASSERT_TRUE(calibration.fitted);
+  EXPECT_LT(calibration.offer_threshold, calibration.threshold);
+  EXPECT_GT(calibration.dev_offer_coverage, 0.95);  // every question holds it in its three
+  EXPECT_LT(calibration.dev_coverage, 0.8);
 }
 
 }  // namespace
