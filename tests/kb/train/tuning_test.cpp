@@ -96,6 +96,21 @@ TEST(Tuning, WeightsFollowTheInformativeComponent) {
   EXPECT_EQ(choice.weights[static_cast<std::size_t>(Component::kDense)], 0.0f);
 }
 
+// A held-out question of entry 0 whose first two candidates are `margin` apart on the classifier,
+// entry 0 first when `first_right`, else second; a distant entry 2 third when `third`.
+DevQuestion two_close_candidates(float margin, bool first_right, bool third = false) {
+  Candidate first{first_right ? 0 : 1, {}, -1}, second{first_right ? 1 : 0, {}, -1};
+  first.features[kClassifier] = 0.5f + margin / 2;
+  second.features[kClassifier] = 0.5f - margin / 2;
+  DevQuestion question{0, {first, second}};
+  if (third) {
+    Candidate distant{2, {}, -1};
+    distant.features[kClassifier] = 0.01f;
+    question.candidates.push_back(distant);
+  }
+  return question;
+}
+
 TEST(Tuning, CalibratedConfidenceRisesWithTheMarginAndMeetsTheTarget) {
   // The right entry's margin is informative: confident questions are right more often.
   std::mt19937 random(3);
@@ -103,11 +118,7 @@ TEST(Tuning, CalibratedConfidenceRisesWithTheMarginAndMeetsTheTarget) {
   std::vector<DevQuestion> dev;
   for (int i = 0; i < 500; ++i) {
     const float margin = uniform(random);
-    const bool right = uniform(random) < 0.3f + 0.7f * margin;
-    Candidate first{right ? 0 : 1, {}, -1}, second{right ? 1 : 0, {}, -1};
-    first.features[kClassifier] = 0.5f + margin / 2;
-    second.features[kClassifier] = 0.5f - margin / 2;
-    dev.push_back({0, {first, second}});
+    dev.push_back(two_close_candidates(margin, uniform(random) < 0.3f + 0.7f * margin));
   }
   Features weights{};
   weights[kClassifier] = 1;
@@ -178,13 +189,7 @@ TEST(FusionTuning, OfferThresholdCoversWhatTheFirstThreeHold) {
   for (int i = 0; i < 400; ++i) {
     const float margin = uniform(random);
     // Wide margins: right; narrow ones: the right entry is first or second, by a coin.
-    const bool first_right = margin > 0.6f || uniform(random) < 0.5f;
-    Candidate first{first_right ? 0 : 1, {}, -1}, second{first_right ? 1 : 0, {}, -1};
-    Candidate third{2, {}, -1};
-    first.features[kClassifier] = 0.5f + margin / 2;
-    second.features[kClassifier] = 0.5f - margin / 2;
-    third.features[kClassifier] = 0.01f;
-    dev.push_back({0, {first, second, third}});
+    dev.push_back(two_close_candidates(margin, margin > 0.6f || uniform(random) < 0.5f, true));
   }
   Features weights{};
   weights[kClassifier] = 1;
