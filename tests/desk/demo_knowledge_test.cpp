@@ -73,6 +73,9 @@ TEST_F(DemoKnowledge, AnswersCustomersOwnPhrasingsAndNotGibberish) {
   auto gibberish = knowledge->search("zxqv plorf wibble");
   ASSERT_TRUE(gibberish);
   EXPECT_FALSE(gibberish->confident || gibberish->offer);
+  EXPECT_TRUE(gibberish->out_of_scope);
+  // The out-of-scope gate was calibrated at import and lets the phrasings above through.
+  EXPECT_TRUE(knowledge->manifest().vectors.scope.enabled);
 }
 
 TEST_F(DemoKnowledge, ADemoImportedBeforeTheEncoderGetsVectorsOnceTheEncoderIsThere) {

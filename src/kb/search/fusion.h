@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kb/search/retriever.h"
+#include "kb/search/scope.h"
 
 namespace supportd::kb {
 
@@ -29,6 +30,7 @@ struct Calibration {
 struct FusionModel {
   Features weights{};  // sum to 1 over the components in use
   Calibration calibration;
+  ScopeGate scope;  // the out-of-scope gate (scope.h)
 };
 
 struct Ranked {

@@ -267,4 +267,26 @@ Calibration fit_calibration(const std::vector<DevQuestion>& dev, const Features&
   return calibration;
 }
 
+ScopeGate fit_scope_gate(const std::vector<DevQuestion>& dev, const Features& weights,
+                         const Availability& available, double pass_rate) {
+  ScopeGate gate;
+  gate.pass_rate = pass_rate;
+  if (dev.size() < 20) return gate;
+  std::vector<double> supports;
+  for (const DevQuestion& question : dev) {
+    const std::vector<Ranked> ranking = rank(question.candidates, weights);
+    supports.push_back(ranking.empty() ? 0 : scope_support(ranking.front(), available));
+  }
+  std::sort(supports.begin(), supports.end());
+  // The lowest support among the `pass_rate` best: every question at or above it passes.
+  const auto failing =
+      static_cast<std::size_t>(std::floor((1 - pass_rate) * static_cast<double>(supports.size())));
+  gate.floor = supports[std::min(failing, supports.size() - 1)];
+  gate.enabled = gate.floor > 0;
+  const auto passing = std::count_if(supports.begin(), supports.end(),
+                                     [&](double support) { return support >= gate.floor; });
+  gate.dev_pass_rate = static_cast<double>(passing) / static_cast<double>(supports.size());
+  return gate;
+}
+
 }  // namespace supportd::kb
