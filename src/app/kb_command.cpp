@@ -107,11 +107,24 @@ void print_import(const kb::ImportReport& report) {
     };
     fmt::print("fusion weights (lexical):{}\n", weights(m.lexical.weights));
     if (!m.encoder.empty()) fmt::print("fusion weights (vectors):{}\n", weights(m.vectors.weights));
-    const auto& c = m.lexical.calibration;
-    if (c.fitted) {
-      fmt::print("confidence threshold {:.3f} (dev precision {} at coverage {})\n", c.threshold,
-                 percent(c.dev_precision), percent(c.dev_coverage));
-    }
+    // The policy as the business states it (--target-precision) and the coverage it implies.
+    const auto policy = [&](const char* path, const kb::Calibration& c) {
+      if (!c.fitted) return;
+      fmt::print(
+          "confidence threshold ({}) {:.3f}: answers {} of held-out questions, {} of them right "
+          "(target {})\n",
+          path, c.threshold, percent(c.dev_coverage), percent(c.dev_precision),
+          percent(c.target_precision));
+      if (c.offer_threshold < c.threshold) {
+        fmt::print(
+            "  offer threshold {:.3f}: answers with the first entry and offers the next two for "
+            "{} of held-out questions, the right entry among those three at least {} of the "
+            "time\n",
+            c.offer_threshold, percent(c.dev_offer_coverage), percent(c.target_precision));
+      }
+    };
+    policy("lexical", m.lexical.calibration);
+    if (!m.encoder.empty()) policy("with vectors", m.vectors.calibration);
     if (m.semantic_cache) {
       fmt::print("semantic cache threshold: cosine {:.3f} ({} hits, {} wrong on the first fold)\n",
                  m.semantic_cache->threshold, percent(m.semantic_cache->hit_rate),
@@ -145,6 +158,7 @@ std::string search_json(const kb::SearchResult& result) {
                                       {"used_vectors", result.used_vectors},
                                       {"confidence", result.confidence},
                                       {"confident", result.confident},
+                                      {"offer", result.offer},
                                       {"shares_words", result.shares_words},
                                       {"hits", hits}});
 }
@@ -224,6 +238,7 @@ void print_search(const kb::SearchResult& result) {
   fmt::print("language {}, {}; confidence {:.3f} ({})\n", result.language,
              result.used_vectors ? "lexical + encoder" : "lexical", result.confidence,
              result.confident      ? "confident"
+             : result.offer        ? "below the threshold: the first answered, the next offered"
              : result.shares_words ? "below the threshold"
                                    : "no word of the question is in the knowledge base");
   for (std::size_t i = 0; i < result.hits.size(); ++i) {

@@ -15,6 +15,7 @@ constexpr Phrases kEnglish{
     .waiting = "A colleague will be with you shortly; they can see your message.",
     .no_answer = "Sorry, I could not find an answer to that.",
     .articles_intro = "I'm not sure I have the exact answer. These articles may help:",
+    .offer_intro = "If that is not what you meant, these may help:",
     .person_called = "I've asked a colleague to join the conversation.",
     .person_offered = "You can also ask for a person at any time.",
 };
@@ -25,6 +26,7 @@ constexpr Phrases kChinese{
     .waiting = "您的消息已转给人工客服，请稍候。",
     .no_answer = "抱歉，我没有找到确切的答案。",
     .articles_intro = "抱歉，我不确定有确切的答案。以下文章可能有帮助：",
+    .offer_intro = "如果这不是您要找的，以下文章可能有帮助：",
     .person_called = "我已为您转接人工客服。",
     .person_offered = "如需帮助，您可以随时说“转人工”。",
 };
@@ -47,6 +49,17 @@ std::string fallback_message(const Phrases& phrases, const std::vector<Citation>
     text += fmt::format("\n{}. {}", i + 1, citations[i].title);
   text += '\n';
   text += person_called ? phrases.person_called : phrases.person_offered;
+  return text;
+}
+
+std::string offer_message(const Phrases& phrases, const std::string& answer,
+                          const std::vector<Citation>& citations) {
+  std::string text = answer;
+  if (citations.size() < 2) return text;
+  text += "\n\n";
+  text += phrases.offer_intro;
+  for (std::size_t i = 1; i < citations.size(); ++i)
+    text += fmt::format("\n{}. {}", i, citations[i].title);
   return text;
 }
 

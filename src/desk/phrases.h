@@ -18,6 +18,7 @@ struct Phrases {
   std::string_view waiting;         // a person was already called: the message waits for them
   std::string_view no_answer;       // fallback without any article to offer
   std::string_view articles_intro;  // fallback: the articles listed after this may help
+  std::string_view offer_intro;     // after the best entry's answer: the next ones listed
   std::string_view person_called;   // fallback: low confidence called a person
   std::string_view person_offered;  // fallback: the customer may ask for a person
 };
@@ -33,5 +34,10 @@ const std::vector<const Phrases*>& phrase_tables();
 // then person_called (when `person_called`) or person_offered, one per line.
 std::string fallback_message(const Phrases& phrases, const std::vector<Citation>& citations,
                              bool person_called);
+
+// The middle way (kb::SearchResult::offer): `answer` (the first citation's), then offer_intro
+// and the other citations' titles numbered from 1, one per line.
+std::string offer_message(const Phrases& phrases, const std::string& answer,
+                          const std::vector<Citation>& citations);
 
 }  // namespace supportd::desk

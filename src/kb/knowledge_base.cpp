@@ -228,9 +228,27 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
     for (SearchHit& hit : result.hits)
       hit.confidence = 0;
   }
+  // The out-of-scope gate, on the features already computed: the components must agree on the
+  // first entry at least as well as nearly every held-out in-scope question makes them.
+  if (!result.shares_words) {
+    result.out_of_scope = true;
+    result.scope_reason = "no word of the question occurs in the knowledge base";
+  } else if (!ranking.empty()) {
+    Availability available = s.retriever->available();
+    for (Component component : kComponents) {
+      if (needs_vector(component) && !result.used_vectors) {
+        available[static_cast<std::size_t>(component)] = false;
+      }
+    }
+    result.scope_reason =
+        scope_decline_reason(model.scope, scope_support(ranking.front(), available));
+    result.out_of_scope = !result.scope_reason.empty();
+  }
   if (!result.hits.empty()) {
     result.confidence = result.hits.front().confidence;
-    result.confident = result.shares_words && result.confidence >= model.calibration.threshold;
+    result.confident = !result.out_of_scope && result.confidence >= model.calibration.threshold;
+    result.offer = !result.out_of_scope && !result.confident && model.calibration.fitted &&
+                   result.confidence >= model.calibration.offer_threshold;
   }
   if (options.explain) {
     const Availability available = s.retriever->available();

@@ -48,10 +48,17 @@ struct SearchResult {
                                 // shares_words: a question in no word of the knowledge base's
                                 // (gibberish, another subject) has confidence 0, however sure
                                 // the classifier and encoder are of their nearest entry
-  bool shares_words = false;    // a word of the question occurs in the knowledge base
-  std::string language;         // detected language of the question ("en", "zh", "und", ...)
-  bool used_vectors = false;    // the encoder took part (English question, vectors available)
-  std::string version;          // the knowledge base's version
+  // Not confident, but at or above the offer threshold (fusion.h): the right entry is among the
+  // first three as often as the target precision asks; answer with the first, offer the next.
+  bool offer = false;
+  bool shares_words = false;  // a word of the question occurs in the knowledge base
+  // Declined by the out-of-scope gate (search/scope.h), or sharing no word with the knowledge
+  // base: neither confident nor offered, whatever the confidence. `scope_reason` says why.
+  bool out_of_scope = false;
+  std::string scope_reason;
+  std::string language;       // detected language of the question ("en", "zh", "und", ...)
+  bool used_vectors = false;  // the encoder took part (English question, vectors available)
+  std::string version;        // the knowledge base's version
   std::vector<ComponentRanking> components;  // only with SearchOptions::explain
 };
 

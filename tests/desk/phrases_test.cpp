@@ -16,7 +16,7 @@ TEST(DeskPhrases, EveryTableSaysEverything) {
     EXPECT_FALSE(table->language.empty());
     for (std::string_view phrase :
          {table->connecting, table->waiting, table->no_answer, table->articles_intro,
-          table->person_called, table->person_offered}) {
+          table->offer_intro, table->person_called, table->person_offered}) {
       EXPECT_FALSE(phrase.empty());
       EXPECT_EQ(phrase.find('\n'), std::string_view::npos) << phrase;  // one line each
     }
@@ -43,6 +43,15 @@ TEST(DeskPhrases, AFallbackListsTheArticlesThenOffersOrCallsAPerson) {
             "I've asked a colleague to join the conversation.");
   EXPECT_EQ(fallback_message(phrases_for("zh"), {{"a1", "退货", ""}}, true),
             "抱歉，我不确定有确切的答案。以下文章可能有帮助：\n1. 退货\n我已为您转接人工客服。");
+}
+
+TEST(DeskPhrases, AnOfferAnswersThenListsTheOtherArticles) {
+  const std::vector<Citation> articles{
+      {"a1", "Refunds", ""}, {"a2", "Returns", ""}, {"a3", "Payment", ""}};
+  EXPECT_EQ(offer_message(phrases_for("en"), "We refund within 5 days.", articles),
+            "We refund within 5 days.\n\nIf that is not what you meant, these may help:\n"
+            "1. Returns\n2. Payment");
+  EXPECT_EQ(offer_message(phrases_for("zh"), "五天内退款。", {{"a1", "退款", ""}}), "五天内退款。");
 }
 
 }  // namespace

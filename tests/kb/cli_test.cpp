@@ -98,6 +98,35 @@ TEST(KbCli, ImportSearchEvalAndSplit) {
   EXPECT_NE(run.out.find("fused ranking"), std::string::npos);
   EXPECT_NE(run.out.find("p99"), std::string::npos);
 
+  // Questions the knowledge base does not cover: labelled `oos`, or with a label no entry has.
+  const std::string mixed =
+      dir.write("mixed.csv", read_all(kData + "/store-questions-en.csv") +
+                                 "What is the capital of Mongolia?,oos\n"
+                                 "zxqv plorf wibble,oos\n"
+                                 "Can you recommend a lasagne recipe?,recipes\n");
+  run = supportd_kb(dir, {"eval", "--kb", kb_dir, mixed, "--json", "--no-encoder"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const boost::json::object open_set = boost::json::parse(run.out).as_object();
+  EXPECT_EQ(open_set.at("n").as_int64(), 31);
+  EXPECT_EQ(open_set.at("in_scope").as_int64(), 28);
+  EXPECT_EQ(open_set.at("out_of_scope").as_int64(), 3);
+  EXPECT_EQ(open_set.at("unknown_labels").as_int64(), 1);  // `recipes`; `oos` is no typo
+  for (const char* key : {"in_scope_accuracy", "oos_recall", "oos_precision"}) {
+    const double value = open_set.at(key).as_double();
+    EXPECT_GE(value, 0.0) << key;
+    EXPECT_LE(value, 1.0) << key;
+  }
+  // The gibberish shares no word with the knowledge base: it is declined whatever the threshold.
+  EXPECT_GE(open_set.at("oos_recall").as_double(), 1.0 / 3);
+  const auto& coverage = open_set.at("coverage").as_array();
+  ASSERT_GE(coverage.size(), 12u);
+  EXPECT_TRUE(coverage.at(0).as_object().contains("oos_recall"));
+  run = supportd_kb(dir, {"eval", "--kb", kb_dir, mixed, "--no-encoder"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("28 in scope, 3 out of scope"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("OOS recall"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("<- the knowledge base's"), std::string::npos) << run.out;
+
   const std::string labelled = kData + "/store-questions-en.csv";
   for (const char* name : {"a", "b"}) {
     run = supportd_kb(dir, {"split", labelled, "--holdout", "0.5", "--seed", "9", "--out-train",

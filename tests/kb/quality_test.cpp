@@ -96,5 +96,53 @@ TEST(KbQuality, ChineseStoreHelpCentre) {
   EXPECT_GE(eval->top3, 0.9) << format_report(*eval);
 }
 
+// The open-set measures agree with the knowledge base's own decisions, question by question.
+TEST(KbQuality, OpenSetScoresAgreeWithSearch) {
+  auto questions = read_eval_questions(kData + "/store-questions-en.csv", "text", "label");
+  ASSERT_TRUE(questions.ok()) << questions.error().message;
+  for (const char* text : {"What is the capital of Mongolia?", "Who won the football world cup?",
+                           "zxqv plorf wibble", "How do I change the oil in my car?"}) {
+    questions->push_back({text, kOutOfScopeLabel, {"test", 0}});
+  }
+  testing::TestDir dir("open-set");
+  ASSERT_TRUE(import_knowledge_base(
+                  dir.path(), {kData + "/store-help.md", kData + "/store-faq.csv"}, ImportOptions{})
+                  .ok());
+  auto kb = KnowledgeBase::open(dir.path());
+  ASSERT_TRUE(kb.ok()) << kb.error().message;
+  auto eval = evaluate(**kb, *questions);
+  ASSERT_TRUE(eval.ok()) << eval.error().message;
+  ASSERT_TRUE(eval->open_set.has_value());
+  int in_scope = 0, right = 0, oos = 0, recalled = 0, declined = 0;
+  for (const EvalQuestion& question : *questions) {
+    auto result = (*kb)->search(question.text);
+    ASSERT_TRUE(result.ok());
+    const bool scope = question.label != kOutOfScopeLabel;
+    if (!result->confident) ++declined;
+    if (scope) {
+      ++in_scope;
+      if (result->confident && result->hits[0].label == question.label) ++right;
+    } else {
+      ++oos;
+      if (!result->confident) ++recalled;
+    }
+  }
+  EXPECT_EQ(eval->in_scope, in_scope);
+  EXPECT_EQ(eval->open_set->out_of_scope, oos);
+  EXPECT_EQ(eval->unknown_labels, 0);
+  EXPECT_DOUBLE_EQ(eval->open_set->in_scope_accuracy, static_cast<double>(right) / in_scope);
+  EXPECT_DOUBLE_EQ(eval->open_set->oos_recall, static_cast<double>(recalled) / oos);
+  EXPECT_DOUBLE_EQ(eval->open_set->oos_precision,
+                   declined > 0 ? static_cast<double>(recalled) / declined : 0.0);
+  // The knowledge base's own threshold is a row of the table, answering what it answers.
+  bool own = false;
+  for (const CoveragePoint& point : eval->coverage) {
+    if (point.threshold != eval->threshold) continue;
+    own = true;
+    EXPECT_NEAR(point.in_scope_accuracy, eval->open_set->in_scope_accuracy, 1e-9);
+  }
+  EXPECT_TRUE(own) << format_report(*eval);
+}
+
 }  // namespace
 }  // namespace supportd::kb

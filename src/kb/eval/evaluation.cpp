@@ -1,5 +1,6 @@
 // `kb eval` (evaluation.h): reads labelled questions, searches each, tallies top-1/top-3 per
-// component and fused, confusions, latency percentiles and confident answers; text and JSON.
+// component and fused, confusions, latency percentiles, confident answers and, with questions
+// out of scope, the open-set measures (open_set.h); text and JSON.
 #include "kb/eval/evaluation.h"
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include "core/progress.h"
@@ -24,6 +26,10 @@ double percentile(std::vector<double> values, double fraction) {
   const auto index =
       static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
   return values[std::min(index, values.size() - 1)];
+}
+
+double share(int part, int whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
 struct Tally {
@@ -48,6 +54,32 @@ const char* title_of(const std::string& component) {
     if (component == component_name(c)) return component_title(c);
   }
   return "fused ranking";
+}
+
+// The open-set scores (when some questions are out of scope) and the coverage–accuracy table.
+std::string format_open_set(const EvalReport& r) {
+  std::string out;
+  if (r.open_set) {
+    out += fmt::format(
+        "out of scope: {} questions; at the threshold: in-scope accuracy {:.1f}% (answered and "
+        "right), OOS recall {:.1f}% (declined), OOS precision {:.1f}% (declined that were out of "
+        "scope)\n",
+        r.open_set->out_of_scope, 100 * r.open_set->in_scope_accuracy, 100 * r.open_set->oos_recall,
+        100 * r.open_set->oos_precision);
+  }
+  out += fmt::format("\n{:>9} {:>9} {:>7}", "threshold", "answered", "right");
+  if (r.open_set) out += fmt::format(" {:>17} {:>10}", "in-scope accuracy", "OOS recall");
+  out += "\n";
+  for (const CoveragePoint& point : r.coverage) {
+    out += fmt::format("{:>9.3f} {:>8.1f}% {:>6.1f}%", point.threshold, 100 * point.answered,
+                       100 * point.accuracy);
+    if (r.open_set) {
+      out += fmt::format(" {:>16.1f}% {:>9.1f}%", 100 * point.in_scope_accuracy,
+                         100 * point.oos_recall);
+    }
+    out += std::abs(point.threshold - r.threshold) < 1e-9 ? "  <- the knowledge base's\n" : "\n";
+  }
+  return out + "\n";
 }
 
 }  // namespace
@@ -94,6 +126,7 @@ Result<EvalReport> evaluate(const KnowledgeBase& kb, const std::vector<EvalQuest
   std::vector<double> latencies, embed_latencies, retrieval_latencies;
   const bool vectors = kb.info().vectors;
   int answered = 0, answered_right = 0;
+  std::vector<ScoredQuestion> scored;
   ProgressBar bar("evaluating", static_cast<std::int64_t>(questions.size()));
   for (const EvalQuestion& question : questions) {
     SearchOptions options;
@@ -117,31 +150,37 @@ Result<EvalReport> evaluate(const KnowledgeBase& kb, const std::vector<EvalQuest
     latencies.push_back(ms(start, end));
     retrieval_latencies.push_back(ms(embedded, end));
     if (vector.ok()) embed_latencies.push_back(ms(start, embedded));
-    if (labels.count(question.label) == 0) {
-      ++report.unknown_labels;
-      if (report.unknown_examples.size() < 5) {
-        report.unknown_examples.push_back(question.source.to_string() + ": " + question.label);
-      }
-    }
     ++report.languages[result->language];
     if (result->used_vectors) ++report.with_vectors;
     std::vector<std::string> fused_labels;
     for (const SearchHit& hit : result->hits)
       fused_labels.push_back(hit.label);
+    const bool in_scope = labels.count(question.label) > 0;
+    const bool right = !fused_labels.empty() && fused_labels[0] == question.label;
+    scored.push_back({in_scope, in_scope && right, result->confident, result->confidence});
+    if (result->confident) {
+      ++answered;
+      if (right) ++answered_right;
+    }
+    bar.advance();
+    if (!in_scope) {
+      if (question.label != kOutOfScopeLabel) {
+        ++report.unknown_labels;
+        if (report.unknown_examples.size() < 5) {
+          report.unknown_examples.push_back(question.source.to_string() + ": " + question.label);
+        }
+      }
+      continue;  // no entry is right: only the open-set measures count it
+    }
     count(fused, fused_labels, question.label);
     if (!fused_labels.empty() && fused_labels[0] != question.label) {
       ++confusions[{question.label, fused_labels[0]}];
     } else if (fused_labels.empty()) {
       ++confusions[{question.label, "(nothing)"}];
     }
-    if (result->confident) {
-      ++answered;
-      if (!fused_labels.empty() && fused_labels[0] == question.label) ++answered_right;
-    }
     for (const ComponentRanking& ranking : result->components) {
       count(components[ranking.component], ranking.labels, question.label);
     }
-    bar.advance();
   }
   bar.finish();
 
@@ -151,12 +190,12 @@ Result<EvalReport> evaluate(const KnowledgeBase& kb, const std::vector<EvalQuest
     if (it == components.end()) continue;
     const Tally& t = it->second;
     report.components.push_back({it->first, component_title(c), t.questions,
-                                 static_cast<double>(t.top1) / t.questions,
-                                 static_cast<double>(t.top3) / t.questions});
+                                 share(t.top1, t.questions), share(t.top3, t.questions)});
   }
-  report.questions = fused.questions;
-  report.top1 = static_cast<double>(fused.top1) / fused.questions;
-  report.top3 = static_cast<double>(fused.top3) / fused.questions;
+  report.questions = static_cast<int>(questions.size());
+  report.in_scope = fused.questions;
+  report.top1 = share(fused.top1, fused.questions);
+  report.top3 = share(fused.top3, fused.questions);
   report.components.push_back(
       {"fused", title_of("fused"), fused.questions, report.top1, report.top3});
   std::vector<Confusion> list;
@@ -178,14 +217,21 @@ Result<EvalReport> evaluate(const KnowledgeBase& kb, const std::vector<EvalQuest
   report.threshold = kb.info().threshold;
   report.vectors = kb.info().vectors;
   report.english_only_vectors = kb.info().english_only_vectors;
-  report.answered = static_cast<double>(answered) / report.questions;
-  report.answered_top1 = answered > 0 ? static_cast<double>(answered_right) / answered : 0;
+  report.answered = share(answered, report.questions);
+  report.answered_top1 = share(answered_right, answered);
+  report.open_set = open_set_scores(scored);
+  report.coverage = coverage_table(scored, report.threshold);
   return report;
 }
 
 std::string format_report(const EvalReport& r) {
   std::string out;
-  out += fmt::format("knowledge base {}: {} questions\n", r.version, r.questions);
+  out += fmt::format("knowledge base {}: {} questions", r.version, r.questions);
+  if (r.in_scope != r.questions) {
+    out += fmt::format(" ({} in scope, {} out of scope: top-1 and top-3 are on those in scope)",
+                       r.in_scope, r.questions - r.in_scope);
+  }
+  out += "\n";
   for (const std::string& warning : r.warnings)
     out += fmt::format("warning: {}\n", warning);
   out += fmt::format("\n{:<28} {:>9} {:>7} {:>7}\n", "component", "questions", "top-1", "top-3");
@@ -209,13 +255,15 @@ std::string format_report(const EvalReport& r) {
   }
   out += "\n";
   if (r.unknown_labels > 0) {
-    out += fmt::format("{} questions have a label no entry has (counted as misses), e.g. {}\n",
-                       r.unknown_labels, r.unknown_examples.front());
+    out += fmt::format(
+        "{} questions have a label no entry has (treated as out of scope, like `{}`), e.g. {}\n",
+        r.unknown_labels, kOutOfScopeLabel, r.unknown_examples.front());
   }
   out += fmt::format(
       "confidence threshold {:.3f}: {:.1f}% of questions answered with confidence, {:.1f}% of "
       "those right\n",
       r.threshold, 100 * r.answered, 100 * r.answered_top1);
+  out += format_open_set(r);
   out += fmt::format("search latency: p50 {:.3f} ms, p99 {:.3f} ms, mean {:.3f} ms\n", r.p50_ms,
                      r.p99_ms, r.mean_ms);
   if (r.with_vectors > 0) {
@@ -254,8 +302,19 @@ std::string report_json(const EvalReport& r) {
   json::array warnings;
   for (const auto& w : r.warnings)
     warnings.push_back(json::string(w));
+  json::array coverage;
+  for (const CoveragePoint& point : r.coverage) {
+    json::object row{
+        {"threshold", point.threshold}, {"answered", point.answered}, {"accuracy", point.accuracy}};
+    if (r.open_set) {
+      row["in_scope_accuracy"] = point.in_scope_accuracy;
+      row["oos_recall"] = point.oos_recall;
+    }
+    coverage.push_back(std::move(row));
+  }
   json::object root{{"version", r.version},
                     {"n", r.questions},
+                    {"in_scope", r.in_scope},
                     {"top1", r.top1},
                     {"top3", r.top3},
                     {"p50_ms", r.p50_ms},
@@ -273,7 +332,14 @@ std::string report_json(const EvalReport& r) {
                     {"threshold", r.threshold},
                     {"answered", r.answered},
                     {"answered_top1", r.answered_top1},
+                    {"coverage", coverage},
                     {"warnings", warnings}};
+  if (r.open_set) {
+    root["out_of_scope"] = r.open_set->out_of_scope;
+    root["in_scope_accuracy"] = r.open_set->in_scope_accuracy;
+    root["oos_recall"] = r.open_set->oos_recall;
+    root["oos_precision"] = r.open_set->oos_precision;
+  }
   return json::serialize(root);
 }
 

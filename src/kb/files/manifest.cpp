@@ -50,7 +50,14 @@ json::object fusion_json(const FusionModel& model) {
             {"threshold", c.threshold},
             {"target_precision", c.target_precision},
             {"dev_precision", c.dev_precision},
-            {"dev_coverage", c.dev_coverage}}}};
+            {"dev_coverage", c.dev_coverage},
+            {"offer_threshold", c.offer_threshold},
+            {"dev_offer_coverage", c.dev_offer_coverage}}},
+          {"scope_gate",
+           {{"enabled", model.scope.enabled},
+            {"floor", model.scope.floor},
+            {"pass_rate", model.scope.pass_rate},
+            {"dev_pass_rate", model.scope.dev_pass_rate}}}};
 }
 
 Result<FusionModel> fusion_from(const JsonReader& reader) {
@@ -73,6 +80,22 @@ Result<FusionModel> fusion_from(const JsonReader& reader) {
   KB_READ(out.target_precision, c.number("target_precision"));
   KB_READ(out.dev_precision, c.number("dev_precision"));
   KB_READ(out.dev_coverage, c.number("dev_coverage"));
+  // Knowledge bases imported before the middle way have none: it is the threshold there.
+  out.offer_threshold = out.threshold;
+  out.dev_offer_coverage = out.dev_coverage;
+  if (c.find("offer_threshold") != nullptr) {
+    KB_READ(out.offer_threshold, c.number("offer_threshold"));
+    KB_READ(out.dev_offer_coverage, c.number("dev_offer_coverage"));
+  }
+  // Knowledge bases imported before the out-of-scope gate have none: it stays off.
+  if (reader.find("scope_gate") != nullptr) {
+    JsonReader gate = reader;
+    KB_READ(gate, reader.object("scope_gate"));
+    KB_READ(model.scope.enabled, gate.boolean("enabled"));
+    KB_READ(model.scope.floor, gate.number("floor"));
+    KB_READ(model.scope.pass_rate, gate.number("pass_rate"));
+    KB_READ(model.scope.dev_pass_rate, gate.number("dev_pass_rate"));
+  }
   return model;
 }
 

@@ -304,6 +304,8 @@ Status tune_fusion(const Corpus& corpus, const Folds& folds, bool with_vectors,
   manifest.lexical.weights = choose_weights(lexical_dev, lexical).weights;
   manifest.lexical.calibration =
       fit_calibration(lexical_dev, manifest.lexical.weights, options.target_precision);
+  manifest.lexical.scope =
+      fit_scope_gate(lexical_dev, manifest.lexical.weights, lexical, options.scope_pass_rate);
   manifest.dev.lexical = summarize(lexical_dev, lexical, manifest.lexical.weights);
   if (!vector_dev.empty()) {
     Availability full = lexical;
@@ -313,6 +315,8 @@ Status tune_fusion(const Corpus& corpus, const Folds& folds, bool with_vectors,
     manifest.vectors.weights = choose_weights(vector_dev, full).weights;
     manifest.vectors.calibration =
         fit_calibration(vector_dev, manifest.vectors.weights, options.target_precision);
+    manifest.vectors.scope =
+        fit_scope_gate(vector_dev, manifest.vectors.weights, full, options.scope_pass_rate);
     manifest.dev.vectors = summarize(vector_dev, full, manifest.vectors.weights);
   }
   return {};

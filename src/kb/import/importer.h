@@ -25,8 +25,12 @@ struct ImportOptions {
   // settings are chosen on the first, the fusion weights and the confidence calibration on all
   // of them, each fold scored by components trained on the others.
   int folds = 5;
-  std::uint64_t seed = 1;                         // folds, fastText and the head
-  double target_precision = 0.95;                 // the threshold's precision on dev, (0, 1]
+  std::uint64_t seed = 1;  // folds, fastText and the head
+  // The policy: answer when at least this share of such answers are right (the threshold's
+  // precision on the held-out questions), (0, 1].
+  double target_precision = 0.90;
+  // The out-of-scope gate (search/scope.h) lets this share of held-out questions through.
+  double scope_pass_rate = 0.97;
   double cache_wrong_rate = 0.01;                 // the semantic cache's wrong-hit ceiling on dev
   std::vector<ClassifierParams> classifier_grid;  // empty: default_classifier_grid()
   std::vector<HeadParams> head_grid;              // empty: default_head_grid()

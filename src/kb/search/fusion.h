@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kb/search/retriever.h"
+#include "kb/search/scope.h"
 
 namespace supportd::kb {
 
@@ -16,14 +17,20 @@ struct Calibration {
   double score_weight = 0;
   double margin_weight = 0;
   double threshold = 0.5;          // trust the first entry when confidence >= threshold
-  double target_precision = 0.95;  // what the threshold was chosen for
+  double target_precision = 0.90;  // what the threshold was chosen for
   double dev_precision = 0;        // precision and coverage at the threshold on the dev split
   double dev_coverage = 0;
+  // The middle way: below `threshold` but at or above this, the right entry is among the first
+  // three at least `target_precision` of the time (on the dev split): answer with the first and
+  // offer the next. Equal to `threshold` when that buys nothing (or unfitted).
+  double offer_threshold = 0.5;
+  double dev_offer_coverage = 0;  // share of dev questions at or above offer_threshold
 };
 
 struct FusionModel {
   Features weights{};  // sum to 1 over the components in use
   Calibration calibration;
+  ScopeGate scope;  // the out-of-scope gate (scope.h)
 };
 
 struct Ranked {

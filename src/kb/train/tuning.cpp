@@ -159,17 +159,21 @@ Calibration fit_calibration(const std::vector<DevQuestion>& dev, const Features&
   struct Sample {
     double score, margin;
     bool right;
+    bool offered;  // the right entry is among the first three
   };
   std::vector<Sample> samples;
   for (const DevQuestion& question : dev) {
     const std::vector<Ranked> ranking = rank(question.candidates, weights);
     if (ranking.empty()) {
-      samples.push_back({0, 0, false});
+      samples.push_back({0, 0, false, false});
       continue;
     }
     const double second = ranking.size() > 1 ? ranking[1].score : 0;
+    bool offered = false;
+    for (std::size_t i = 0; i < ranking.size() && i < 3; ++i)
+      offered = offered || ranking[i].entry == question.entry;
     samples.push_back(
-        {ranking[0].score, ranking[0].score - second, ranking[0].entry == question.entry});
+        {ranking[0].score, ranking[0].score - second, ranking[0].entry == question.entry, offered});
   }
   const auto right = std::count_if(samples.begin(), samples.end(), [](auto& s) { return s.right; });
   if (samples.size() < 20 || right == 0 || right == static_cast<long>(samples.size())) {
@@ -226,24 +230,63 @@ Calibration fit_calibration(const std::vector<DevQuestion>& dev, const Features&
   calibration.margin_weight = w[2];
 
   // The lowest threshold whose answered questions reach the target precision.
-  std::vector<std::pair<double, bool>> scored;
+  struct Scored {
+    double confidence;
+    bool right, offered;
+  };
+  std::vector<Scored> scored;
   for (const Sample& s : samples) {
-    scored.emplace_back(1 / (1 + std::exp(-(w[0] + w[1] * s.score + w[2] * s.margin))), s.right);
+    scored.push_back(
+        {1 / (1 + std::exp(-(w[0] + w[1] * s.score + w[2] * s.margin))), s.right, s.offered});
   }
-  std::sort(scored.begin(), scored.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  std::sort(scored.begin(), scored.end(),
+            [](const Scored& a, const Scored& b) { return a.confidence > b.confidence; });
   calibration.threshold = 1.0;
-  double correct = 0;
+  double correct = 0, offered = 0;
   for (std::size_t i = 0; i < scored.size(); ++i) {
-    if (scored[i].second) ++correct;
-    const bool boundary = i + 1 == scored.size() || scored[i + 1].first < scored[i].first;
-    const double precision = correct / static_cast<double>(i + 1);
-    if (boundary && precision >= target_precision) {
-      calibration.threshold = scored[i].first;
-      calibration.dev_precision = precision;
-      calibration.dev_coverage = static_cast<double>(i + 1) / static_cast<double>(scored.size());
+    if (scored[i].right) ++correct;
+    if (scored[i].offered) ++offered;
+    const bool boundary = i + 1 == scored.size() || scored[i + 1].confidence < scored[i].confidence;
+    const double answered = static_cast<double>(i + 1);
+    const double coverage = answered / static_cast<double>(scored.size());
+    if (boundary && correct / answered >= target_precision) {
+      calibration.threshold = scored[i].confidence;
+      calibration.dev_precision = correct / answered;
+      calibration.dev_coverage = coverage;
+    }
+    if (boundary && offered / answered >= target_precision) {
+      calibration.offer_threshold = scored[i].confidence;
+      calibration.dev_offer_coverage = coverage;
     }
   }
+  // Offering is for questions below the threshold; never above it.
+  if (calibration.offer_threshold > calibration.threshold || calibration.dev_offer_coverage == 0) {
+    calibration.offer_threshold = calibration.threshold;
+    calibration.dev_offer_coverage = calibration.dev_coverage;
+  }
   return calibration;
+}
+
+ScopeGate fit_scope_gate(const std::vector<DevQuestion>& dev, const Features& weights,
+                         const Availability& available, double pass_rate) {
+  ScopeGate gate;
+  gate.pass_rate = pass_rate;
+  if (dev.size() < 20) return gate;
+  std::vector<double> supports;
+  for (const DevQuestion& question : dev) {
+    const std::vector<Ranked> ranking = rank(question.candidates, weights);
+    supports.push_back(ranking.empty() ? 0 : scope_support(ranking.front(), available));
+  }
+  std::sort(supports.begin(), supports.end());
+  // The lowest support among the `pass_rate` best: every question at or above it passes.
+  const auto failing =
+      static_cast<std::size_t>(std::floor((1 - pass_rate) * static_cast<double>(supports.size())));
+  gate.floor = supports[std::min(failing, supports.size() - 1)];
+  gate.enabled = gate.floor > 0;
+  const auto passing = std::count_if(supports.begin(), supports.end(),
+                                     [&](double support) { return support >= gate.floor; });
+  gate.dev_pass_rate = static_cast<double>(passing) / static_cast<double>(supports.size());
+  return gate;
 }
 
 }  // namespace supportd::kb

@@ -44,9 +44,16 @@ Accuracy measure(const std::vector<DevQuestion>& dev, const Features& weights);
 Accuracy measure_component(const std::vector<DevQuestion>& dev, Component component);
 
 // Fits confidence = logistic(score, margin) to whether the first entry was right, and picks the
-// lowest threshold whose precision on `dev` reaches `target_precision`. Unfitted below 20
-// questions or when every answer was right (or wrong).
+// lowest threshold whose precision on `dev` reaches `target_precision`, and the lowest offer
+// threshold (<= it) at which the right entry is among the first three that often. Unfitted
+// below 20 questions or when every answer was right (or wrong).
 Calibration fit_calibration(const std::vector<DevQuestion>& dev, const Features& weights,
                             double target_precision);
+
+// The out-of-scope gate's floor: the support (scope.h) of the fused first entry that
+// `pass_rate` of the held-out (in-scope) questions reach, whether or not that entry is right.
+// Disabled below 20 questions. REQUIRES: 0 < pass_rate <= 1.
+ScopeGate fit_scope_gate(const std::vector<DevQuestion>& dev, const Features& weights,
+                         const Availability& available, double pass_rate);
 
 }  // namespace supportd::kb

@@ -96,6 +96,21 @@ TEST(Tuning, WeightsFollowTheInformativeComponent) {
   EXPECT_EQ(choice.weights[static_cast<std::size_t>(Component::kDense)], 0.0f);
 }
 
+// A held-out question of entry 0 whose first two candidates are `margin` apart on the classifier,
+// entry 0 first when `first_right`, else second; a distant entry 2 third when `third`.
+DevQuestion two_close_candidates(float margin, bool first_right, bool third = false) {
+  Candidate first{first_right ? 0 : 1, {}, -1}, second{first_right ? 1 : 0, {}, -1};
+  first.features[kClassifier] = 0.5f + margin / 2;
+  second.features[kClassifier] = 0.5f - margin / 2;
+  DevQuestion question{0, {first, second}};
+  if (third) {
+    Candidate distant{2, {}, -1};
+    distant.features[kClassifier] = 0.01f;
+    question.candidates.push_back(distant);
+  }
+  return question;
+}
+
 TEST(Tuning, CalibratedConfidenceRisesWithTheMarginAndMeetsTheTarget) {
   // The right entry's margin is informative: confident questions are right more often.
   std::mt19937 random(3);
@@ -103,11 +118,7 @@ TEST(Tuning, CalibratedConfidenceRisesWithTheMarginAndMeetsTheTarget) {
   std::vector<DevQuestion> dev;
   for (int i = 0; i < 500; ++i) {
     const float margin = uniform(random);
-    const bool right = uniform(random) < 0.3f + 0.7f * margin;
-    Candidate first{right ? 0 : 1, {}, -1}, second{right ? 1 : 0, {}, -1};
-    first.features[kClassifier] = 0.5f + margin / 2;
-    second.features[kClassifier] = 0.5f - margin / 2;
-    dev.push_back({0, {first, second}});
+    dev.push_back(two_close_candidates(margin, uniform(random) < 0.3f + 0.7f * margin));
   }
   Features weights{};
   weights[kClassifier] = 1;
@@ -125,6 +136,9 @@ TEST(Tuning, CalibratedConfidenceRisesWithTheMarginAndMeetsTheTarget) {
   };
   EXPECT_LT(confidence(calibration, ranking_with(0.1f)),
             confidence(calibration, ranking_with(0.9f)));
+  // The middle way never asks more than the threshold does.
+  EXPECT_LE(calibration.offer_threshold, calibration.threshold);
+  EXPECT_GE(calibration.dev_offer_coverage, calibration.dev_coverage);
   // Too few questions: not fitted, and confidence falls back to the relative margin.
   const Calibration unfitted =
       fit_calibration(std::vector<DevQuestion>(dev.begin(), dev.begin() + 10), weights, 0.9);
@@ -164,6 +178,26 @@ TEST(SemanticCache, CalibrationKeepsWrongHitsUnderTheTarget) {
   EXPECT_LT(calibration->threshold, 1.0);
   EXPECT_EQ(calibration->questions, 200);
   EXPECT_FALSE(calibrate_semantic_cache({}, {}, queries, query_labels, 4).ok());
+}
+
+// When the right entry is second as often as it is first, the first alone is right half the
+// time but the three offered hold it: the middle way answers where the threshold would not.
+TEST(FusionTuning, OfferThresholdCoversWhatTheFirstThreeHold) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> uniform(0, 1);
+  std::vector<DevQuestion> dev;
+  for (int i = 0; i < 400; ++i) {
+    const float margin = uniform(random);
+    // Wide margins: right; narrow ones: the right entry is first or second, by a coin.
+    dev.push_back(two_close_candidates(margin, margin > 0.6f || uniform(random) < 0.5f, true));
+  }
+  Features weights{};
+  weights[kClassifier] = 1;
+  const Calibration calibration = fit_calibration(dev, weights, 0.9);
+  ASSERT_TRUE(calibration.fitted);
+  EXPECT_LT(calibration.offer_threshold, calibration.threshold);
+  EXPECT_GT(calibration.dev_offer_coverage, 0.95);  // every question holds it in its three
+  EXPECT_LT(calibration.dev_coverage, 0.8);
 }
 
 }  // namespace
