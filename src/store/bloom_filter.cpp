@@ -5,26 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/hash.h"
+
 namespace supportd::store {
-namespace {
-
-// FNV-1a over the bytes, then the SplitMix64 finaliser so that every output bit depends on
-// every input bit.
-std::uint64_t hash64(std::string_view key, std::uint64_t seed) {
-  std::uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-  for (unsigned char c : key) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ULL;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebULL;
-  h ^= h >> 31;
-  return h;
-}
-
-}  // namespace
 
 BloomFilter::BloomFilter(std::size_t capacity, double false_positive_rate) : capacity_(capacity) {
   const double ln2 = std::log(2.0);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "core/hash.h"
+
 namespace supportd::engine::router {
 
 Status check_split(const Split& split) {
@@ -42,22 +44,11 @@ std::size_t pick_share(const Split& split, std::uint64_t draw) {
 }
 
 std::uint64_t routing_hash(std::string_view key) {
-  // FNV-1a, then scrambled so that nearby keys spread over the 100 buckets.
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const unsigned char c : key) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  return scramble(hash);
+  return hash64(key);  // mixed, so that nearby keys spread over the 100 buckets
 }
 
 std::uint64_t scramble(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
+  return mix64(x);
 }
 
 }  // namespace supportd::engine::router
