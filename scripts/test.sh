@@ -2,7 +2,7 @@
 # Runs supportd's tests: starts the real services the tests talk to (Redis, PostgreSQL, NATS)
 # on loopback ephemeral ports, runs ctest in the normal build, then the unit and integration
 # tests in the sanitizer build, then each fuzz target of the fuzz build for FUZZ_TEST_SECONDS
-# (default 10; a crash fails the run), and stops the services whatever happens.
+# (default 5; a crash fails the run), and stops the services whatever happens.
 #   usage: scripts/test.sh BUILD_DIR [ASAN_BUILD_DIR [FUZZ_BUILD_DIR]]
 set -euo pipefail
 build=${1:?usage: scripts/test.sh BUILD_DIR [ASAN_BUILD_DIR [FUZZ_BUILD_DIR]]}

@@ -63,7 +63,12 @@ AnomalyWatch::AnomalyWatch(ServingMetrics& metrics, obs::anomaly::AnomalyMonitor
           "A bounded in-process cache's fill against its cap (1: full), at the anomaly watch's "
           "last tick; the leak watchdog alerts only on growth once every cache is full.",
           {"cache"})),
-      leak_(leak) {}
+      leak_(leak) {
+  // The alerts decided here exist from the start, at 0: a rule reading them finds the series
+  // before the first tick (and before the first checkpoint, a thousand requests in).
+  active_.with({"memory_leak"}).set(0);
+  active_.with({"kv_cell_leak"}).set(0);
+}
 
 AnomalyWatch::~AnomalyWatch() {
   stop();
