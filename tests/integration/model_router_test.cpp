@@ -98,7 +98,8 @@ class ModelRouterTest : public ::testing::Test {
     const HttpResult reply = admin("PUT", "/admin/routes/default", body);
     EXPECT_EQ(reply.status, 400) << body << " -> " << reply.body;
     if (reply.status != 400) return {};
-    const json::value& param = json::parse(reply.body).at("error").at("param");
+    const json::value error = json::parse(reply.body).at("error");  // a copy: parse's is gone
+    const json::value& param = error.at("param");
     return param.is_string() ? std::string(param.as_string()) : std::string();
   }
 
