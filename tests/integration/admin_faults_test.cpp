@@ -188,9 +188,10 @@ TEST_F(AdminFaultsTest, ADecodeDelayIsMarkedInTheTraceAndTheKillSwitchEndsIt) {
   const HttpResult slowed = complete(5);
   const auto took = std::chrono::steady_clock::now() - started;
   ASSERT_EQ(slowed.status, 200) << slowed.body;
-  // Five decode steps carry the request, each held 40 ms at least: a lower bound, whatever
-  // the machine's speed.
-  EXPECT_GE(took, std::chrono::milliseconds(4 * 40));
+  // The prefill gives the first token, four decode steps the other four; each step is held
+  // 40 ms after its tokens are sampled, so the last token comes after three holds at least: a
+  // lower bound, whatever the machine's speed.
+  EXPECT_GE(took, std::chrono::milliseconds(3 * 40));
 
   // The trace is kept once its request has ended on the server's side: asked until it shows.
   json::value traces;
@@ -227,8 +228,8 @@ TEST_F(AdminFaultsTest, ADecodeThrottleSpacesTheTokensAndOnlyItsClass) {
     EXPECT_EQ(reply.status, 200) << reply.body;
     return std::chrono::steady_clock::now() - started;
   };
-  // Nine tokens at most twenty a second: eight gaps of 50 ms at least, a lower bound whatever
-  // the machine's speed.
+  // Nine tokens at most twenty a second: eight gaps of 50 ms at least (the first decode step
+  // waits one interval after the prefill's token), a lower bound whatever the machine's speed.
   EXPECT_GE(timed("low"), std::chrono::milliseconds(8 * 50));
   const json::value listed = json::parse(admin("GET", "/admin/faults").body);
   EXPECT_EQ(listed.at("faults").as_array().at(0).at("injected").as_int64(), 1);

@@ -37,13 +37,16 @@ void Loop::step() {
     if (s->remaining() != 1) continue;
     const InjectedFaults& faults = s->request.injected;
     if (faults.decode_tokens_per_second > 0) {
+      const auto interval = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(1.0 / faults.decode_tokens_per_second));
+      // The first decode step comes one interval after the token the prefill gave, so that
+      // n tokens take at least n - 1 intervals.
+      if (s->next_token_at == Clock::time_point{}) s->next_token_at = now + interval;
       if (s->next_token_at > now) {
         throttled_until = std::min(throttled_until, s->next_token_at);
         continue;
       }
-      s->next_token_at =
-          now + std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double>(1.0 / faults.decode_tokens_per_second));
+      s->next_token_at = now + interval;
     }
     injected = std::max<Clock::duration>(injected, faults.decode_delay);
     planned.push_back({s.get(), 1});
