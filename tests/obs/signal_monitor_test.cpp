@@ -85,6 +85,30 @@ TEST(AnomalyMonitor, ALatencyStepRaisesItsAlertWhichClearsOnceTheLatencyIsBack) 
     EXPECT_FALSE(state.alert_active);
 }
 
+TEST(AnomalyMonitor, ASecondIncidentSoonAfterTheFirstClearedRaisesAgain) {
+  AnomalyMonitor monitor;
+  Feed feed(monitor);
+  std::size_t t = 0, raises = 0;
+  for (; t < 400; ++t)
+    feed.tick(usual_latency(t));
+  const auto incident = [&] {
+    for (int i = 0; i < 30; ++i)
+      raises += feed.tick(3.2).size();
+    bool cleared = false;
+    for (int i = 0; i < 300 && !cleared; ++i, ++t) {
+      for (const AlertRecord& change : feed.tick(usual_latency(t)))
+        cleared = cleared || !change.active;
+    }
+    ASSERT_TRUE(cleared);
+  };
+  incident();
+  ASSERT_EQ(raises, 1u);
+  // The same incident again, well within the onset filter's window of the first's scores:
+  // the first is over, so this one is news.
+  incident();
+  EXPECT_EQ(raises, 2u);
+}
+
 TEST(AnomalyMonitor, SkipsValuesThatAreNotFinite) {
   AnomalyMonitor monitor;
   const WallClock::time_point now{};

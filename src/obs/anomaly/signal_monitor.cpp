@@ -57,6 +57,8 @@ std::vector<AlertRecord> AnomalyMonitor::observe(std::span<const SignalValue> va
     }
     if (change == AlertChange::kRaised) changes.push_back(record);
     if (change == AlertChange::kCleared) {
+      // A new incident soon after this one must be able to raise again (onset_filter.h).
+      s.detector.forget_onsets();
       record.active = false;
       record.ended = now;
       ++record.readings;  // the clearing reading
