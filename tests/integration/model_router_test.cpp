@@ -229,7 +229,7 @@ TEST_F(ModelRouterTest, ASlowCanaryIsRolledBackAutomatically) {
   // The canary made slow: a drill's prefill delay on the class "low", which only the requests
   // sent to v2 here carry (v2's TTFT is timed from the router's submit, the delay included).
   ASSERT_EQ(admin("POST", "/admin/faults",
-                  R"({"stage":"prefill","kind":"delay","delay_ms":400,"class":"low"})")
+                  R"({"stage":"prefill","kind":"delay","delay_ms":2000,"class":"low"})")
                 .status,
             201);
   for (int i = 0; i < 12; ++i)
@@ -244,7 +244,7 @@ TEST_F(ModelRouterTest, ASlowCanaryIsRolledBackAutomatically) {
   for (std::thread& client : clients)
     client.join();
   json::value routes;
-  for (int i = 0; i < 500; ++i) {  // the watch looks every 20 ms
+  for (int i = 0; i < 1000; ++i) {  // the watch looks every 20 ms
     routes = json::parse(admin("GET", "/admin/routes").body);
     if (routes.at("deployments").at("default").at("weights").as_object().size() == 1) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
