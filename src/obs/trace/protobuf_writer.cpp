@@ -9,6 +9,10 @@ namespace supportd::obs::trace {
 // A varint's bytes are written at once: an append per field, not a push per byte (the
 // exporter writes hundreds of thousands of fields a second under load).
 void ProtobufWriter::raw_varint(std::uint64_t value) {
+  if (value < 0x80) {  // most keys, lengths and small integers: one byte
+    out_.push_back(static_cast<char>(value));
+    return;
+  }
   char buffer[10];
   std::size_t size = 0;
   while (value >= 0x80) {
@@ -49,8 +53,14 @@ void ProtobufWriter::float64(int field, double value) {
 }
 
 void ProtobufWriter::bytes(int field, std::string_view value) {
-  key(field, kLengthDelimited);
-  raw_varint(value.size());
+  if (field < 16 && value.size() < 0x80) {  // key and length one byte each: one append for both
+    const char head[2] = {static_cast<char>(field << 3 | kLengthDelimited),
+                          static_cast<char>(value.size())};
+    out_.append(head, 2);
+  } else {
+    key(field, kLengthDelimited);
+    raw_varint(value.size());
+  }
   out_.append(value);
 }
 
