@@ -13,6 +13,8 @@ namespace {
 namespace trace = obs::trace;
 
 constexpr std::size_t kMaxRequestId = 128;
+// The most attributes a SERVER span gets below: its vector is allocated once.
+constexpr std::size_t kRootAttributes = 13;
 
 // A caller's X-Request-Id is kept when it is short and plain (no spaces, quotes or controls).
 bool usable_request_id(std::string_view id) {
@@ -69,6 +71,7 @@ class TracedRequest final : public http::RequestWatch {
     scope_.reset();
     const std::string route = trace_->route();  // "POST /v1/answer" once a route matched
     if (!route.empty()) root_.name = route;
+    root_.attributes.reserve(kRootAttributes);
     root_.set("http.request.method", request_.method);
     root_.set("url.path", request_.path);
     root_.set("url.scheme", "http");

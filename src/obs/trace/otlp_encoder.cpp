@@ -110,30 +110,47 @@ void write_span(ProtobufWriter& w, const ExportedTrace& trace, const SpanRecord&
 
 }  // namespace
 
+std::size_t encode_spans(const ExportedTrace& trace, ProtobufWriter& out) {
+  for (const auto& span : trace.spans)
+    write_span(out, trace, span);
+  return trace.spans.size();
+}
+
+std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,
+                                  std::string_view spans) {
+  // The resource and the scope first, on their own, so that every length is known before
+  // anything is written: the spans' bytes are copied once, never moved to widen a length.
+  ProtobufWriter resource_fields;
+  for (const auto& [key, value] : resource.attributes)
+    write_attribute(resource_fields, kResourceAttributes, key, value);
+  ProtobufWriter scope_fields;
+  scope_fields.bytes(kScopeName, scope.name);
+  if (!scope.version.empty()) scope_fields.bytes(kScopeVersion, scope.version);
+  const std::size_t resource_size = resource_fields.data().size();
+  const std::size_t scope_size = scope_fields.data().size();
+  const std::size_t scope_spans =
+      ProtobufWriter::header_size(kScope, scope_size) + scope_size + spans.size();
+  const std::size_t resource_spans =
+      ProtobufWriter::header_size(kResource, resource_size) + resource_size +
+      ProtobufWriter::header_size(kScopeSpans, scope_spans) + scope_spans;
+  ProtobufWriter w;
+  w.reserve(ProtobufWriter::header_size(kResourceSpans, resource_spans) + resource_spans);
+  w.begin_sized(kResourceSpans, resource_spans);
+  w.begin_sized(kResource, resource_size);
+  w.encoded(resource_fields.data());
+  w.begin_sized(kScopeSpans, scope_spans);
+  w.begin_sized(kScope, scope_size);
+  w.encoded(scope_fields.data());
+  w.encoded(spans);
+  return w.take();
+}
+
 std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,
                                   const std::vector<ExportedTrace>& traces) {
-  ProtobufWriter w;
-  std::size_t span_count = 0;
+  ProtobufWriter spans;
   for (const auto& trace : traces)
-    span_count += trace.spans.size();
-  w.reserve(256 + span_count * 384);
-  const std::size_t resource_spans = w.begin(kResourceSpans);
-  const std::size_t resource_message = w.begin(kResource);
-  for (const auto& [key, value] : resource.attributes)
-    write_attribute(w, kResourceAttributes, key, value);
-  w.end(resource_message);
-  const std::size_t scope_spans = w.begin(kScopeSpans);
-  const std::size_t scope_message = w.begin(kScope);
-  w.bytes(kScopeName, scope.name);
-  if (!scope.version.empty()) w.bytes(kScopeVersion, scope.version);
-  w.end(scope_message);
-  for (const auto& trace : traces) {
-    for (const auto& span : trace.spans)
-      write_span(w, trace, span);
-  }
-  w.end(scope_spans);
-  w.end(resource_spans);
-  return w.take();
+    encode_spans(trace, spans);
+  return encode_export_request(resource, scope, spans.data());
 }
 
 }  // namespace supportd::obs::trace

@@ -3,13 +3,17 @@
 // resource/v1/resource.proto): one ResourceSpans for the process, one ScopeSpans for supportd,
 // every span of every trace given. Fields at their proto3 defaults are left out, as the
 // official encoders do.
-// Pure function: safe from any thread.
+// A trace's spans can be encoded on their own (encode_spans, where the trace ends, while its
+// memory is hot) and the request built later around the bytes of many traces joined: what
+// the exporter does, so that its queue holds bytes, not span objects.
+// Pure functions: safe from any thread.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "obs/trace/protobuf_writer.h"
 #include "obs/trace/resource.h"
 #include "obs/trace/span.h"
 
@@ -32,5 +36,13 @@ struct InstrumentationScope {
 
 std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,
                                   const std::vector<ExportedTrace>& traces);
+
+// Appends `trace`'s spans to `out` as the repeated `spans` field of a ScopeSpans; returns how
+// many were written.
+std::size_t encode_spans(const ExportedTrace& trace, ProtobufWriter& out);
+
+// The request around `spans`: the bytes of one or more encode_spans() calls, joined.
+std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,
+                                  std::string_view spans);
 
 }  // namespace supportd::obs::trace

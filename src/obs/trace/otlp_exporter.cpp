@@ -31,13 +31,16 @@ OtlpExporter::OtlpExporter(std::optional<ExporterOptions> options, Resource reso
     exported_counter_ =
         &registry->counter("supportd_trace_spans_exported_total", "Spans the collector accepted.")
              .get();
-    dropped_family_ = &registry->counter(
+    auto& dropped = registry->counter(
         "supportd_trace_spans_dropped_total",
         "Kept spans never exported: the queue was full, the collector refused or could not be "
         "reached in time, or shutdown came first.",
         {"reason"});
-    for (const char* reason : {"queue_full", "export_failed", "shutdown"})
-      dropped_family_->with({reason});
+    // Looked up once: a drop (every request's, while the collector is away) is an atomic add.
+    dropped_counters_[static_cast<int>(DropReason::kQueueFull)] = &dropped.with({"queue_full"});
+    dropped_counters_[static_cast<int>(DropReason::kExportFailed)] =
+        &dropped.with({"export_failed"});
+    dropped_counters_[static_cast<int>(DropReason::kShutdown)] = &dropped.with({"shutdown"});
     retry_counter_ = &registry
                           ->counter("supportd_trace_export_retries_total",
                                     "Export attempts repeated after a 429/5xx or a network error.")
@@ -52,24 +55,58 @@ OtlpExporter::~OtlpExporter() {
   shutdown(std::chrono::seconds(5));
 }
 
-bool OtlpExporter::enqueue(ExportedTrace trace) {
+bool OtlpExporter::enqueue(const ExportedTrace& trace) {
+  if (client_ == nullptr) return false;
   const std::size_t spans = trace.spans.size();
-  bool full_batch = false;
+  // A full queue refuses before any encoding and without the lock (the thread holds it while it
+  // takes a batch; the request threads would queue behind each other for a refusal).
+  if (queued_spans_.load(std::memory_order_relaxed) + spans > options_->max_queue_spans) {
+    count_dropped(spans, DropReason::kQueueFull);
+    return false;
+  }
+  // Encoded here, while the spans are in this thread's cache, into this thread's buffer (kept
+  // between calls unless a huge trace made it grow).
+  constexpr std::size_t kKeptBuffer = 64 << 10;
+  thread_local ProtobufWriter encoded;
+  if (encoded.capacity() > kKeptBuffer) encoded = ProtobufWriter();
+  encoded.clear();
+  encode_spans(trace, encoded);
+  bool ready = false;
   {
     std::lock_guard lock(mutex_);
-    if (client_ == nullptr || stopping_ || queued_spans_ + spans > options_->max_queue_spans) {
-      if (client_ != nullptr) count_dropped(spans, "queue_full");
+    const std::size_t before = queued_spans_.load(std::memory_order_relaxed);
+    if (stopping_ || before + spans > options_->max_queue_spans) {
+      count_dropped(spans, DropReason::kQueueFull);
       return false;
     }
-    const std::size_t before = queued_spans_;
-    queue_.push_back(std::move(trace));
-    queued_spans_ += spans;
-    // Wake the thread only when a batch fills: a notify per request would cost a system call.
-    full_batch = before < options_->max_batch_spans && queued_spans_ >= options_->max_batch_spans;
-    if (queued_gauge_ != nullptr) queued_gauge_->set(static_cast<double>(queued_spans_));
+    const std::size_t batch_spans = options_->max_batch_spans;
+    if (!queue_.empty() && !queue_.back().closed && queue_.back().count > 0 &&
+        queue_.back().count + spans > batch_spans) {
+      queue_.back().closed = true;  // the trace does not fit: it starts the next batch
+      ready = true;
+    }
+    if (queue_.empty() || queue_.back().closed) {
+      queue_.emplace_back();
+      queue_.back().spans.reserve(last_batch_bytes_);
+    }
+    Batch& open = queue_.back();
+    open.spans.append(encoded.data());
+    open.count += spans;
+    if (open.count >= batch_spans) {
+      open.closed = true;
+      last_batch_bytes_ = open.spans.size();
+      ready = true;
+    }
+    queued_spans_.store(before + spans, std::memory_order_relaxed);
+    if (queued_gauge_ != nullptr) queued_gauge_->set(static_cast<double>(before + spans));
   }
-  if (full_batch) wake_up_.notify_one();
+  // Wake the thread only when a batch fills: a notify per request would cost a system call.
+  if (ready) wake_up_.notify_one();
   return true;
+}
+
+bool OtlpExporter::batch_ready() const {
+  return !queue_.empty() && queue_.front().closed;
 }
 
 void OtlpExporter::wake() {
@@ -92,11 +129,11 @@ void OtlpExporter::shutdown(std::chrono::milliseconds bound) {
   if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
 }
 
-void OtlpExporter::count_dropped(std::size_t spans, const char* reason) {
+void OtlpExporter::count_dropped(std::size_t spans, DropReason reason) {
   if (spans == 0) return;
-  dropped_ += static_cast<std::int64_t>(spans);
-  if (dropped_family_ != nullptr)
-    dropped_family_->with({reason}).increment(static_cast<double>(spans));
+  dropped_.fetch_add(static_cast<std::int64_t>(spans), std::memory_order_relaxed);
+  if (obs::Counter* counter = dropped_counters_[static_cast<int>(reason)])
+    counter->increment(static_cast<double>(spans));
 }
 
 void OtlpExporter::warn(const std::string& message) {
@@ -112,35 +149,26 @@ void OtlpExporter::warn(const std::string& message) {
 
 void OtlpExporter::run() {
   const auto delay = options_ ? options_->delay : std::chrono::milliseconds(3600 * 1000);
-  const std::size_t batch_spans = options_ ? options_->max_batch_spans : 1;
   std::unique_lock lock(mutex_);
   auto flush_at = Clock::now() + delay;
   for (;;) {
-    wake_up_.wait_until(lock, flush_at, [&] {
-      return woken_ || stopping_ || (client_ != nullptr && queued_spans_ >= batch_spans);
-    });
+    wake_up_.wait_until(lock, flush_at, [&] { return woken_ || stopping_ || batch_ready(); });
     woken_ = false;
     lock.unlock();
     on_wake_();  // may enqueue
     lock.lock();
     const auto now = Clock::now();
     const bool timer = now >= flush_at;
-    while (!queue_.empty() && (stopping_ || timer || queued_spans_ >= batch_spans)) {
+    while (!queue_.empty() && (stopping_ || timer || batch_ready())) {
       if (stopping_ && now >= stop_by_) break;
-      std::vector<ExportedTrace> batch;
-      std::size_t spans = 0;
-      while (!queue_.empty() &&
-             (batch.empty() || spans + queue_.front().spans.size() <= batch_spans)) {
-        spans += queue_.front().spans.size();
-        batch.push_back(std::move(queue_.front()));
-        queue_.pop_front();
-      }
-      queued_spans_ -= spans;
+      Batch batch = std::move(queue_.front());
+      queue_.pop_front();
+      queued_spans_ -= batch.count;
       if (queued_gauge_ != nullptr) queued_gauge_->set(static_cast<double>(queued_spans_));
       auto deadline = Clock::now() + options_->timeout;
       if (stopping_) deadline = std::min(deadline, stop_by_);
       lock.unlock();
-      send(batch, spans, deadline);
+      send(batch, deadline);
       lock.lock();
     }
     if (timer) flush_at = Clock::now() + delay;
@@ -151,12 +179,12 @@ void OtlpExporter::run() {
   queued_spans_ = 0;
   lock.unlock();
   on_wake_();  // traces handed over during the last batch are finished (and their spans counted)
-  count_dropped(left, "shutdown");
+  count_dropped(left, DropReason::kShutdown);
 }
 
-void OtlpExporter::send(std::vector<ExportedTrace>& batch, std::size_t spans,
-                        Clock::time_point deadline) {
-  const std::string body = encode_export_request(resource_, scope_, batch);
+void OtlpExporter::send(const Batch& batch, Clock::time_point deadline) {
+  const std::size_t spans = batch.count;
+  const std::string body = encode_export_request(resource_, scope_, batch.spans);
   thread_local std::minstd_rand jitter{std::random_device{}()};
   auto backoff = options_->first_backoff;
   for (int attempt = 0;; ++attempt) {
@@ -169,7 +197,7 @@ void OtlpExporter::send(std::vector<ExportedTrace>& batch, std::size_t spans,
     if (reply && !retryable(reply->status)) {
       warn(fmt::format("the collector refused {} spans with HTTP {}: {}", spans, reply->status,
                        reply->body.substr(0, 200)));
-      count_dropped(spans, "export_failed");
+      count_dropped(spans, DropReason::kExportFailed);
       return;
     }
     // Retry after the backoff (or the collector's Retry-After), if the batch's time allows.
@@ -180,7 +208,7 @@ void OtlpExporter::send(std::vector<ExportedTrace>& batch, std::size_t spans,
     if (retry_at >= deadline) {
       warn(fmt::format("dropped {} spans after {} attempts: {}", spans, attempt + 1,
                        reply ? "HTTP " + std::to_string(reply->status) : reply.error().message));
-      count_dropped(spans, "export_failed");
+      count_dropped(spans, DropReason::kExportFailed);
       return;
     }
     {

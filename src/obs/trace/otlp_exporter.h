@@ -11,6 +11,8 @@
 // from one.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "core/http_url.h"
@@ -50,9 +53,9 @@ class OtlpExporter {
   OtlpExporter& operator=(const OtlpExporter&) = delete;
 
   bool exporting() const { return client_ != nullptr; }
-  // Queues the trace's spans; false (counted as dropped) when the queue has no room, nothing
-  // is exported, or the exporter stopped. Never blocks on the network.
-  bool enqueue(ExportedTrace trace);
+  // Queues the trace's spans (encoded); false (counted as dropped) when the queue has no room,
+  // nothing is exported, or the exporter stopped. Never blocks on the network.
+  bool enqueue(const ExportedTrace& trace);
   // Runs `on_wake` on the thread soon.
   void wake();
   // Sends what is queued (and what `on_wake` adds meanwhile) within `bound`, then stops the
@@ -66,10 +69,18 @@ class OtlpExporter {
 
  private:
   void run();
+  // Encoded spans of one or more traces, POSTed together.
+  struct Batch {
+    std::string spans;  // ScopeSpans.spans fields (encode_spans), joined
+    std::size_t count = 0;
+    bool closed = false;  // full, or the next trace did not fit: no more is added
+  };
+  // A batch is ready to go when closed (a full one); the open one waits for the timer.
+  bool batch_ready() const;  // REQUIRES: mutex_ held
   // Sends one batch until it succeeds, fails for good, or `deadline` passes.
-  void send(std::vector<ExportedTrace>& batch, std::size_t spans,
-            std::chrono::steady_clock::time_point deadline);
-  void count_dropped(std::size_t spans, const char* reason);
+  void send(const Batch& batch, std::chrono::steady_clock::time_point deadline);
+  enum class DropReason { kQueueFull, kExportFailed, kShutdown };
+  void count_dropped(std::size_t spans, DropReason reason);
   // Logs an export problem: a warning at most once a minute, debug lines in between.
   void warn(const std::string& message);
 
@@ -77,8 +88,8 @@ class OtlpExporter {
   const Resource resource_;
   const InstrumentationScope scope_;
   const std::function<void()> on_wake_;
-  std::unique_ptr<OtlpClient> client_;  // only the thread uses it after construction
-  obs::Family<obs::Counter>* dropped_family_ = nullptr;
+  std::unique_ptr<OtlpClient> client_;               // only the thread uses it after construction
+  std::array<obs::Counter*, 3> dropped_counters_{};  // by DropReason
   obs::Counter* exported_counter_ = nullptr;
   obs::Counter* retry_counter_ = nullptr;
   obs::Gauge* queued_gauge_ = nullptr;
@@ -89,8 +100,10 @@ class OtlpExporter {
 
   std::mutex mutex_;
   std::condition_variable wake_up_;
-  std::deque<ExportedTrace> queue_;                // guarded by mutex_
-  std::size_t queued_spans_ = 0;                   // guarded by mutex_
+  std::deque<Batch> queue_;           // guarded by mutex_; the back one is open
+  std::size_t last_batch_bytes_ = 0;  // guarded by mutex_; a new batch's reserve
+  // Changed under mutex_; read without it by enqueue()'s early refusal of a full queue.
+  std::atomic<std::size_t> queued_spans_{0};
   bool woken_ = false;                             // guarded by mutex_
   bool stopping_ = false;                          // guarded by mutex_
   std::chrono::steady_clock::time_point stop_by_;  // guarded by mutex_; when stopping_

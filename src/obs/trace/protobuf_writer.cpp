@@ -6,19 +6,30 @@
 
 namespace supportd::obs::trace {
 
+// A varint's bytes are written at once: an append per field, not a push per byte (the
+// exporter writes hundreds of thousands of fields a second under load).
 void ProtobufWriter::raw_varint(std::uint64_t value) {
+  if (value < 0x80) {  // most keys, lengths and small integers: one byte
+    out_.push_back(static_cast<char>(value));
+    return;
+  }
+  char buffer[10];
+  std::size_t size = 0;
   while (value >= 0x80) {
-    out_.push_back(static_cast<char>(value | 0x80));
+    buffer[size++] = static_cast<char>(value | 0x80);
     value >>= 7;
   }
-  out_.push_back(static_cast<char>(value));
+  buffer[size++] = static_cast<char>(value);
+  out_.append(buffer, size);
 }
 
 void ProtobufWriter::raw_little_endian(std::uint64_t value, int bytes) {
+  char buffer[8];
   for (int i = 0; i < bytes; ++i) {
-    out_.push_back(static_cast<char>(value & 0xff));
+    buffer[i] = static_cast<char>(value & 0xff);
     value >>= 8;
   }
+  out_.append(buffer, static_cast<std::size_t>(bytes));
 }
 
 void ProtobufWriter::varint(int field, std::uint64_t value) {
@@ -42,9 +53,33 @@ void ProtobufWriter::float64(int field, double value) {
 }
 
 void ProtobufWriter::bytes(int field, std::string_view value) {
-  key(field, kLengthDelimited);
-  raw_varint(value.size());
+  if (field < 16 && value.size() < 0x80) {  // key and length one byte each: one append for both
+    const char head[2] = {static_cast<char>(field << 3 | kLengthDelimited),
+                          static_cast<char>(value.size())};
+    out_.append(head, 2);
+  } else {
+    key(field, kLengthDelimited);
+    raw_varint(value.size());
+  }
   out_.append(value);
+}
+
+void ProtobufWriter::begin_sized(int field, std::size_t length) {
+  key(field, kLengthDelimited);
+  raw_varint(length);
+}
+
+std::size_t ProtobufWriter::header_size(int field, std::size_t length) {
+  const auto varint_size = [](std::uint64_t value) {
+    std::size_t size = 1;
+    while (value >= 0x80) {
+      value >>= 7;
+      ++size;
+    }
+    return size;
+  };
+  return varint_size(static_cast<std::uint64_t>(field) << 3 | kLengthDelimited) +
+         varint_size(length);
 }
 
 std::size_t ProtobufWriter::begin(int field) {

@@ -29,10 +29,21 @@ class ProtobufWriter {
   // A nested message: begin() before its fields, end() with the marker after them.
   std::size_t begin(int field);
   void end(std::size_t marker);
+  // A nested message whose `length` is known: its key and length, then the caller writes
+  // exactly `length` bytes (fields, or encoded() ones).
+  void begin_sized(int field, std::size_t length);
+  // Bytes already in the wire format (fields encoded by another writer), appended as they are.
+  void encoded(std::string_view fields) { out_.append(fields); }
+  // How many bytes begin_sized(field, length) writes.
+  static std::size_t header_size(int field, std::size_t length);
+
+  // Empties the message, keeping its memory (a writer reused for message after message).
+  void clear() { out_.clear(); }
 
   const std::string& data() const { return out_; }
   std::string take() { return std::move(out_); }
   void reserve(std::size_t bytes) { out_.reserve(bytes); }
+  std::size_t capacity() const { return out_.capacity(); }
 
  private:
   void key(int field, WireType type) { raw_varint(static_cast<std::uint64_t>(field) << 3 | type); }

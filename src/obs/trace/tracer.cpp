@@ -94,36 +94,35 @@ void Tracer::finish(std::shared_ptr<RequestTrace> trace) {
   if (obs::Counter* counter = traces_[static_cast<int>(reason)]) counter->increment();
   if (reason == KeepReason::kDropped) return;
 
-  if (reason == KeepReason::kError || reason == KeepReason::kSlow) {
-    auto kept = std::make_shared<KeptTrace>();
-    kept->trace_id = trace->trace_id();
-    kept->root_id = trace->root_id();
-    kept->reason = reason;
-    kept->name = root != spans.end() ? root->name : std::string("request");
-    kept->start_ns = root != spans.end() ? root->start_ns : start;
-    kept->duration_ms = duration_ms;
-    kept->latency_ms = latency_ms;
-    kept->status_code = root != spans.end() ? status_code(*root) : 0;
-    kept->error_type = first_error(spans, root != spans.end() ? &*root : nullptr);
-    kept->request_id = trace->request_id();
-    kept->tenant = trace->tenant();
-    kept->dropped_spans = trace->dropped_spans();
-    if (exporter_->exporting()) {
-      kept->spans = spans;
-    } else {
-      kept->spans = std::move(spans);
-    }
-    if (reason == KeepReason::kSlow) {
-      const Scope scope(trace.get(), trace->root_id());  // the line carries the request's ids
-      spdlog::warn("{}", slow_request_line(*kept, options_.slow_ms));
-    }
-    ring_.add(std::move(kept));
+  // Exported first: the exporter encodes the spans at once (or refuses them when its queue is
+  // full), so the ring can then take them without a copy. A vector's move keeps its elements
+  // where they are: `root_span` stays valid.
+  const SpanRecord* root_span = root != spans.end() ? &*root : nullptr;
+  ExportedTrace exported{
+      trace->trace_id(),          trace->root_id(),
+      trace->has_remote_parent(), static_cast<std::uint8_t>(trace->sampled() ? kSampledFlag : 0),
+      trace->tracestate(),        std::move(spans)};
+  if (exporter_->exporting()) exporter_->enqueue(exported);
+  if (reason != KeepReason::kError && reason != KeepReason::kSlow) return;
+  auto kept = std::make_shared<KeptTrace>();
+  kept->trace_id = trace->trace_id();
+  kept->root_id = trace->root_id();
+  kept->reason = reason;
+  kept->name = root_span != nullptr ? root_span->name : std::string("request");
+  kept->start_ns = root_span != nullptr ? root_span->start_ns : start;
+  kept->duration_ms = duration_ms;
+  kept->latency_ms = latency_ms;
+  kept->status_code = root_span != nullptr ? status_code(*root_span) : 0;
+  kept->error_type = first_error(exported.spans, root_span);
+  kept->request_id = trace->request_id();
+  kept->tenant = trace->tenant();
+  kept->dropped_spans = trace->dropped_spans();
+  kept->spans = std::move(exported.spans);
+  if (reason == KeepReason::kSlow) {
+    const Scope scope(trace.get(), trace->root_id());  // the line carries the request's ids
+    spdlog::warn("{}", slow_request_line(*kept, options_.slow_ms));
   }
-  if (exporter_->exporting()) {
-    exporter_->enqueue({trace->trace_id(), trace->root_id(), trace->has_remote_parent(),
-                        static_cast<std::uint8_t>(trace->sampled() ? kSampledFlag : 0),
-                        trace->tracestate(), std::move(spans)});
-  }
+  ring_.add(std::move(kept));
 }
 
 void Tracer::finish_later(std::shared_ptr<RequestTrace> trace) {
