@@ -71,7 +71,8 @@ http::Router make_router(Services& s) {
         [&s, action](http::Request& r) { return agent_action(s, r, action); });
   }
   own("GET", "/v1/agent/ws", bind(agent_socket));
-  own("POST", "/v1/admin/kb/reload", bind(reload_knowledge));
+  // Every tenant's knowledge base: the operator's, behind the admin key.
+  admin("POST", "/v1/admin/kb/reload", reload_knowledge);
   // Operations.
   own("GET", "/v1/stats", bind(stats));
   own("GET", "/metrics", bind(metrics));

@@ -196,6 +196,11 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   if (const auto* remote = dynamic_cast<const engine::remote::RemoteEngine*>(engine->get()))
     engine::remote::expose_remote_metrics(registry, *remote);
   const bool engine_node = config.cluster.role == Role::kEngine;
+  if (!engine_node && !access.keys_required()) {
+    spdlog::warn(
+        "no [[api_keys]] in a config file: every caller is the tenant 'anonymous' and may use the "
+        "agent console's routes (docs/operations.md, Security)");
+  }
   // Before the desk, whose turns ask it at their stages.
   std::optional<obs::faults::FaultInjector> faults;
   if (config.faults) {
