@@ -130,7 +130,10 @@ http::ServerOptions serve_routes_with(const Services& services, http::ServerOpti
     if (is_admin_path(request.path)) return;
     cross_origin.label_error(request, response);
   };
-  if (services.tracer != nullptr) options.watch = make_request_watcher(*services.tracer);
+  if (services.tracer != nullptr) {
+    options.watch =
+        make_request_watcher(*services.tracer, options.tls.enabled() ? "https" : "http");
+  }
   return options;
 }
 

@@ -298,9 +298,9 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
     (*engine)->shutdown();
     return 1;
   }
-  spdlog::info("supportd listening on http://{}:{} (model {}; other sites' pages: {})",
-               config.http.host, server.port(), (*engine)->model().id,
-               config.cross_origin.describe());
+  spdlog::info("supportd listening on {}://{}:{} (model {}; other sites' pages: {})",
+               config.http.tls.enabled() ? "https" : "http", config.http.host, server.port(),
+               (*engine)->model().id, config.cross_origin.describe());
   if (!config.port_file.empty()) {
     std::ofstream(config.port_file) << server.port() << "\n";
   }
