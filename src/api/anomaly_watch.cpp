@@ -16,6 +16,8 @@ namespace supportd::api {
 namespace {
 
 using obs::anomaly::SignalValue;
+constexpr auto kUp = obs::anomaly::Direction::kUp;      // higher is worse
+constexpr auto kDown = obs::anomaly::Direction::kDown;  // lower is worse
 
 // A percentile in seconds, or NaN (skipped) when the window holds no request.
 double seconds_or_skip(const obs::Percentiles& p, double value) {
@@ -81,12 +83,13 @@ std::vector<SignalValue> AnomalyWatch::read_signals(Clock::time_point now) {
   for (int p = 0; p < engine::kPriorityCount; ++p) {
     const std::string name = sched::priority_name(static_cast<sched::Priority>(p));
     const ServingMetrics::ClassSample s = metrics_.class_sample(p);
-    values.push_back({"ttft_p95." + name, seconds_or_skip(s.ttft, s.ttft.p95)});
-    values.push_back({"ttft_p99." + name, seconds_or_skip(s.ttft, s.ttft.p99)});
-    values.push_back({"e2e_p95." + name, seconds_or_skip(s.e2e, s.e2e.p95)});
-    values.push_back({"e2e_p99." + name, seconds_or_skip(s.e2e, s.e2e.p99)});
-    values.push_back({"itl_p95." + name, seconds_or_skip(s.itl, s.itl.p95)});
-    values.push_back({"queue_depth." + name, static_cast<double>(engine.waiting_by_priority[p])});
+    values.push_back({"ttft_p95." + name, seconds_or_skip(s.ttft, s.ttft.p95), kUp});
+    values.push_back({"ttft_p99." + name, seconds_or_skip(s.ttft, s.ttft.p99), kUp});
+    values.push_back({"e2e_p95." + name, seconds_or_skip(s.e2e, s.e2e.p95), kUp});
+    values.push_back({"e2e_p99." + name, seconds_or_skip(s.e2e, s.e2e.p99), kUp});
+    values.push_back({"itl_p95." + name, seconds_or_skip(s.itl, s.itl.p95), kUp});
+    values.push_back(
+        {"queue_depth." + name, static_cast<double>(engine.waiting_by_priority[p]), kUp});
     refusals += s.outcomes[static_cast<int>(Outcome::kRejectedQueueFull)] +
                 s.outcomes[static_cast<int>(Outcome::kRejectedDeadline)] +
                 s.outcomes[static_cast<int>(Outcome::kRateLimited)];
@@ -98,10 +101,11 @@ std::vector<SignalValue> AnomalyWatch::read_signals(Clock::time_point now) {
   kv_cells_leaked_ = engine.kv_cells_leaked;
   const double elapsed = std::chrono::duration<double>(now - totals_at_).count();
   if (have_totals_ && elapsed > 0) {
+    values.push_back({"tokens_per_second",
+                      static_cast<double>(engine.tokens_generated - tokens_) / elapsed, kDown});
     values.push_back(
-        {"tokens_per_second", static_cast<double>(engine.tokens_generated - tokens_) / elapsed});
-    values.push_back({"refusals_per_second", static_cast<double>(refusals - refusals_) / elapsed});
-    values.push_back({"errors_per_second", static_cast<double>(errors - errors_) / elapsed});
+        {"refusals_per_second", static_cast<double>(refusals - refusals_) / elapsed, kUp});
+    values.push_back({"errors_per_second", static_cast<double>(errors - errors_) / elapsed, kUp});
   }
   if (!have_totals_ || elapsed > 0) {
     have_totals_ = true;
@@ -110,7 +114,7 @@ std::vector<SignalValue> AnomalyWatch::read_signals(Clock::time_point now) {
     refusals_ = refusals;
     errors_ = errors;
   }
-  values.push_back({"rss_bytes", static_cast<double>(obs::process_usage().resident_bytes)});
+  values.push_back({"rss_bytes", static_cast<double>(obs::process_usage().resident_bytes), kUp});
   return values;
 }
 

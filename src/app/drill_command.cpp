@@ -19,7 +19,7 @@ namespace {
 struct DrillFlags {
   drill::DrillOptions options;
   std::string admin_key_file, api_key_file, output;
-  int learn_s = 300, baseline_s = 30, detect_s = 60, recover_s = 120, window_s = 10;
+  int learn_s = 300, settle_s = 60, baseline_s = 30, detect_s = 60, recover_s = 120, window_s = 10;
   bool json = false, quiet = false;
 };
 
@@ -49,6 +49,7 @@ int run(DrillFlags& flags) {
   }
   auto& o = flags.options;
   o.learn_timeout = std::chrono::seconds(flags.learn_s);
+  o.settle = std::chrono::seconds(flags.settle_s);
   o.baseline = std::chrono::seconds(flags.baseline_s);
   o.detect_timeout = std::chrono::seconds(flags.detect_s);
   o.recover_timeout = std::chrono::seconds(flags.recover_s);
@@ -106,6 +107,12 @@ void add_drill_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   spike->add_option("--learn-timeout", flags.learn_s, "Seconds the detectors may take to learn")
       ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  spike
+      ->add_option("--settle-seconds", flags.settle_s,
+                   "Seconds the load runs before the baseline (the server's latency windows "
+                   "then hold the steady load only)")
+      ->check(CLI::Range(0, 3600))
       ->capture_default_str();
   spike
       ->add_option("--baseline-seconds", flags.baseline_s, "Seconds the baseline p99 is taken over")

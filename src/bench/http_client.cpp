@@ -218,6 +218,10 @@ net::awaitable<void> HttpClient::receive(Exchange& x, RequestResult& result) {
           x.stream->expires_after(std::chrono::seconds(1));  // only the message's end is left
         }
       }
+      if (events.overflowed()) {  // an event past any sane size: the stream is given up
+        x.read_error = bhttp::error::body_limit;
+        break;
+      }
     }
     if (rec) {
       x.read_error = rec;

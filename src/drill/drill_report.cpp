@@ -65,6 +65,7 @@ std::string report_json(const DrillReport& report) {
                         {"recovered_p99_ms", report.recovered_p99_ms},
                         {"delay_ms", report.delay_ms},
                         {"alerts_while_steady", report.alerts_while_steady},
+                        {"steady_alerts", json::value_from(report.steady_alerts)},
                         {"requests", report.requests},
                         {"failed_requests", report.failed_requests},
                         {"steps", std::move(steps)}};

@@ -200,10 +200,12 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   load_options.max_tokens = options.max_tokens;
   load_options.classes = {kProtected, kTargeted};
   load_options.request_timeout = options.request_timeout;
-  load_options.max_duration = options.learn_timeout + options.baseline + options.detect_timeout +
-                              options.recover_timeout + std::chrono::seconds(60);
+  load_options.max_duration = options.learn_timeout + options.settle + options.baseline +
+                              options.detect_timeout + options.recover_timeout +
+                              std::chrono::seconds(60);
   SteadyLoad load(load_options);
   load.start();
+  const auto settled_at = Clock::now() + options.settle;
   std::optional<std::uint64_t> fault_id;
   bool shed = false;
   // Whatever happens from here, the server is left as it was found.
@@ -221,11 +223,11 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
                   load_options.workers, kProtected, kTargeted));
   std::set<std::string> before;  // latency alerts raised before the injection: false alerts
   bool learned = false;
-  const auto learn_deadline = Clock::now() + options.learn_timeout;
+  const auto learn_deadline = std::max(Clock::now() + options.learn_timeout, settled_at);
   auto next_line = Clock::now();
   while (Clock::now() < learn_deadline) {
     auto alerts = server.json_of("GET", "/v1/alerts", false);
-    if (alerts && learnt(*alerts)) {
+    if (alerts && learnt(*alerts) && Clock::now() >= settled_at) {
       learned = true;
       break;
     }
@@ -243,12 +245,19 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   step("learn", true, "the detectors know the steady load", false);
 
   // Baseline.
+  // False alerts are those raised during this steady window; the ones raised while the load
+  // began (a real change from idle, before the detectors knew it) are not counted.
+  std::set<std::string> at_start;
+  if (auto alerts = server.json_of("GET", "/v1/alerts", false)) at_start = latency_alerts(*alerts);
   const auto baseline_from = Clock::now();
   say(fmt::format("baseline: measuring p99 of {} over {} s", kProtected, options.baseline.count()));
   std::this_thread::sleep_for(options.baseline);
   const auto baseline = p99(baseline_from, Clock::now());
   if (auto alerts = server.json_of("GET", "/v1/alerts", false)) before = latency_alerts(*alerts);
-  report.alerts_while_steady = before.size();
+  for (const std::string& alert : before) {
+    if (!at_start.contains(alert)) report.steady_alerts.push_back(alert);
+  }
+  report.alerts_while_steady = report.steady_alerts.size();
   if (!baseline) {
     step("baseline", false, "too few requests of class normal answered to take a p99");
     restore();
@@ -256,8 +265,10 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   }
   report.baseline_p99_ms = *baseline * 1e3;
   step("baseline", true,
-       fmt::format("p99 {:.0f} ms; {} latency alert(s) raised while steady", report.baseline_p99_ms,
-                   before.size()),
+       fmt::format("p99 {:.0f} ms; {} latency alert(s) raised while steady{}{}",
+                   report.baseline_p99_ms, report.alerts_while_steady,
+                   report.steady_alerts.empty() ? "" : ": ",
+                   fmt::join(report.steady_alerts, ", ")),
        false);
 
   // Inject: each decode step a low request takes part in waits `delay`; a normal request shares

@@ -1,7 +1,8 @@
 // The latency-spike drill (`supportd drill latency-spike`): against a running server, under a
 // steady load it generates itself, it rehearses the runbook end to end and times it:
 //   preflight  the server is ready, the admin key is right, faults and alerts are on
-//   learn      the anomaly detectors have learnt the steady load (GET /v1/alerts)
+//   learn      the anomaly detectors have learnt the steady load (GET /v1/alerts) and it has
+//              run `settle` seconds
 //   baseline   p99 of the protected class ("normal") over a window
 //   inject     a decode delay on the "low" class (POST /admin/faults) sized to about double p99
 //              (1.5 x baseline p99 / max_tokens per step, unless --delay-ms)
@@ -37,6 +38,9 @@ struct DrillOptions {
   int workers = 4;             // the load's closed-loop workers (half "normal", half "low")
   int max_tokens = 16;         // per request of the load
   std::chrono::seconds learn_timeout{300};  // for the detectors to learn the steady load
+  // The load runs at least this long before the baseline, so that the server's latency
+  // windows (60 s) hold the steady load only and what its start raised is not counted false.
+  std::chrono::seconds settle{60};
   std::chrono::seconds baseline{30};        // the baseline window
   double delay_ms = 0;                      // the decode delay per step; 0: sized from the baseline
   std::chrono::seconds detect_timeout{60};
@@ -64,7 +68,8 @@ struct DrillReport {
   double recovered_p99_ms = 0;
   double delay_ms = 0;
   std::optional<double> detect_s, rule_s, mitigate_s, recover_s;
-  std::size_t alerts_while_steady = 0;  // latency alerts raised before the injection (false)
+  std::size_t alerts_while_steady = 0;  // latency alerts raised in the baseline window (false)
+  std::vector<std::string> steady_alerts;  // those alerts, as "signal@since"
   std::int64_t requests = 0;
   std::int64_t failed_requests = 0;  // no answer, or 5xx other than the shed class's 503
   bool passed() const;

@@ -42,8 +42,8 @@ test('the drill sees deploy/prometheus\'s SupportdLatencyAnomaly follow the dete
     ({ stdout, stderr } = await promisify(execFile)(binary, [
       'drill', 'latency-spike', '--url', server.url, '--admin-key-file', path.join(dir, 'admin.key'),
       '--prometheus', prometheus.url, '--json', '--workers', '4', '--max-tokens', '8',
-      '--learn-timeout', '60', '--baseline-seconds', '5', '--detect-timeout', '30',
-      '--recover-timeout', '30', '--window-seconds', '3'], { timeout: 240000 }));
+      '--learn-timeout', '60', '--settle-seconds', '2', '--baseline-seconds', '5',
+      '--detect-timeout', '30', '--recover-timeout', '30', '--window-seconds', '3'], { timeout: 240000 }));
   } catch (error) {
     // Exit code 1 (a step failed) still prints the report: the assertions below say which.
     ({ stdout = '', stderr = '' } = error);

@@ -67,6 +67,8 @@ TEST(LatencySpikeDrill, RunsEveryStepAgainstAServerAndLeavesItAsItWas) {
                                           "8",
                                           "--learn-timeout",
                                           "60",
+                                          "--settle-seconds",
+                                          "2",
                                           "--baseline-seconds",
                                           "5",
                                           "--detect-timeout",

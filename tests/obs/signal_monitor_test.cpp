@@ -1,6 +1,7 @@
 // The server's anomaly monitor, fed tick by tick as the server's watch feeds it: a latency step
 // on one signal raises that signal's alert (and no other's), which clears once the latency is
-// back; ended alerts are kept, newest first and bounded; values that are not finite are skipped.
+// back; ended alerts are kept, newest first and bounded; values that are not finite are skipped;
+// a signal with a direction alerts only for a material change its bad way.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -84,6 +85,30 @@ TEST(AnomalyMonitor, ALatencyStepRaisesItsAlertWhichClearsOnceTheLatencyIsBack) 
     EXPECT_FALSE(state.alert_active);
 }
 
+TEST(AnomalyMonitor, ASecondIncidentSoonAfterTheFirstClearedRaisesAgain) {
+  AnomalyMonitor monitor;
+  Feed feed(monitor);
+  std::size_t t = 0, raises = 0;
+  for (; t < 400; ++t)
+    feed.tick(usual_latency(t));
+  const auto incident = [&] {
+    for (int i = 0; i < 30; ++i)
+      raises += feed.tick(3.2).size();
+    bool cleared = false;
+    for (int i = 0; i < 300 && !cleared; ++i, ++t) {
+      for (const AlertRecord& change : feed.tick(usual_latency(t)))
+        cleared = cleared || !change.active;
+    }
+    ASSERT_TRUE(cleared);
+  };
+  incident();
+  ASSERT_EQ(raises, 1u);
+  // The same incident again, well within the onset filter's window of the first's scores:
+  // the first is over, so this one is news.
+  incident();
+  EXPECT_EQ(raises, 2u);
+}
+
 TEST(AnomalyMonitor, SkipsValuesThatAreNotFinite) {
   AnomalyMonitor monitor;
   const WallClock::time_point now{};
@@ -123,6 +148,49 @@ TEST(AnomalyMonitor, KeepsTheNewestEndedAlertsOnly) {
   EXPECT_GT(ended[0].since, ended[1].since);  // newest first
   EXPECT_DOUBLE_EQ(ended[0].raising_value, 5000.0);
   EXPECT_DOUBLE_EQ(ended[1].raising_value, 4000.0);
+}
+
+// How many alerts `signal` raises when it runs the usual pattern scaled to `usual_level` for
+// 400 ticks and then holds `step` for 30, fed as going wrong `worse`.
+std::size_t raises_for_step(double usual_level, double step, Direction worse) {
+  AnomalyMonitor monitor;
+  WallClock::time_point now{};
+  std::size_t raised = 0;
+  const auto tick = [&](double value) {
+    const SignalValue values[] = {{"signal", value, worse}};
+    now += seconds(1);
+    for (const AlertRecord& change : monitor.observe(values, now))
+      raised += change.active ? 1 : 0;
+  };
+  for (std::size_t t = 0; t < 400; ++t)
+    tick(usual_latency(t) / 0.3 * usual_level);
+  EXPECT_EQ(raised, 0u) << "false alert before the step";
+  for (int i = 0; i < 30; ++i)
+    tick(step);
+  return raised;
+}
+
+TEST(AnomalyMonitor, ALatencyThatFallsRaisesNothingWhenHigherIsWorse) {
+  // The detector finds the fall unusual (without a direction it alerts)...
+  ASSERT_EQ(raises_for_step(0.3, 0.05, Direction::kEither), 1u);
+  // ...but a faster answer is nobody's emergency.
+  EXPECT_EQ(raises_for_step(0.3, 0.05, Direction::kUp), 0u);
+  // The bad way, it still alerts.
+  EXPECT_EQ(raises_for_step(0.3, 3.2, Direction::kUp), 1u);
+}
+
+TEST(AnomalyMonitor, ASmallRiseRaisesNothingAndALargeOneDoes) {
+  // 15% above the usual median (0.31 s): unusual for a series this steady, not material.
+  ASSERT_EQ(raises_for_step(0.3, 0.36, Direction::kEither), 1u);
+  EXPECT_EQ(raises_for_step(0.3, 0.36, Direction::kUp), 0u);
+  // 45% above it: material.
+  EXPECT_EQ(raises_for_step(0.3, 0.45, Direction::kUp), 1u);
+}
+
+TEST(AnomalyMonitor, ThroughputAlertsWhenItFallsNotWhenItRises) {
+  EXPECT_EQ(raises_for_step(250, 40, Direction::kDown), 1u);
+  EXPECT_EQ(raises_for_step(250, 2500, Direction::kDown), 0u);
+  ASSERT_EQ(raises_for_step(250, 2500, Direction::kEither), 1u);
 }
 
 }  // namespace

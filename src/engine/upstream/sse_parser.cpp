@@ -5,9 +5,11 @@ namespace supportd::engine::upstream {
 
 std::vector<std::string> SseParser::feed(std::string_view bytes) {
   std::vector<std::string> events;
+  if (overflowed_) return events;
   for (char c : bytes) {
     if (c != '\n') {
       line_.push_back(c);
+      if (line_.size() > max_event_bytes_) break;
       continue;
     }
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();
@@ -21,8 +23,16 @@ std::vector<std::string> SseParser::feed(std::string_view bytes) {
       if (has_data_) data_.push_back('\n');
       data_.append(value);
       has_data_ = true;
+      if (data_.size() > max_event_bytes_) break;
     }  // other fields (event:, id:, retry:, comments) carry nothing we use
     line_.clear();
+  }
+  if (line_.size() > max_event_bytes_ || data_.size() > max_event_bytes_) {
+    overflowed_ = true;
+    line_.clear();
+    line_.shrink_to_fit();
+    data_.clear();
+    data_.shrink_to_fit();
   }
   return events;
 }

@@ -2,6 +2,7 @@
 // body, the SSE reply turned into sink calls, cancellation (see upstream_engine.h).
 #include "engine/upstream/upstream_engine.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -29,6 +30,8 @@ using net::as_tuple;
 using net::use_awaitable;
 
 namespace {
+
+constexpr std::size_t kErrorTextLimit = 4096;  // of a non-200 answer's body, kept for the error
 
 struct Endpoint {
   std::string host;
@@ -346,10 +349,17 @@ net::awaitable<Completion> UpstreamEngine::Impl::exchange(Call& call) {
     }
     const std::size_t got = sizeof(chunk) - parser.get().body().size;
     if (status != 200) {
-      error_text.append(chunk, got);
+      // Only the beginning is quoted: an error page of any size costs no more than this.
+      if (error_text.size() < kErrorTextLimit)
+        error_text.append(chunk, std::min(got, kErrorTextLimit - error_text.size()));
       continue;
     }
-    for (const std::string& data : events.feed(std::string_view(chunk, got))) {
+    const std::vector<std::string> completed = events.feed(std::string_view(chunk, got));
+    if (events.overflowed()) {
+      co_return fail(fmt::format("the upstream sent an event over {} bytes; the stream is given up",
+                                 events.max_event_bytes()));
+    }
+    for (const std::string& data : completed) {
       const std::optional<StreamEvent> event = decode_stream_event(data);
       if (!event) continue;
       if (event->done) {

@@ -36,6 +36,10 @@ class AnomalyDetector {
 
   const DetectorOptions& options() const { return options_; }
 
+  // The incident reported so far is over (its alert cleared): later scores are no longer
+  // damped for not exceeding its scores (OnsetFilter::forget). What was learnt is kept.
+  void forget_onsets() { onset_.forget(); }
+
  private:
   DetectorOptions options_;
   FeatureShaper shaper_;

@@ -29,6 +29,11 @@ class OnsetFilter {
   // Whether the last score was kept at full value.
   bool last_was_onset() const { return onset_; }
 
+  // Forgets the scores seen so far: the next score is compared with those after this call
+  // only. For an alert that has cleared, so that the next incident is an onset again even if
+  // it comes within `window` points of the last and is no worse.
+  void forget() { maxima_.clear(); }
+
  private:
   OnsetOptions options_;
   std::uint64_t count_ = 0;

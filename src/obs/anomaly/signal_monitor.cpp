@@ -1,6 +1,7 @@
 // The server's anomaly monitor (see signal_monitor.h): a detector and an alert per signal.
 #include "obs/anomaly/signal_monitor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -31,7 +32,13 @@ std::vector<AlertRecord> AnomalyMonitor::observe(std::span<const SignalValue> va
     s.values.push_back(value.value);
     if (s.values.size() > options_.kept_values) s.values.erase(s.values.begin());
 
-    const AlertChange change = s.alert.update(s.state.reading);
+    // Raising needs a change the bad way that matters; the score shown stays the detector's.
+    AnomalyReading gated = s.state.reading;
+    if (!s.alert.active() && !material(s, value.value, value.worse)) gated.score = 0;
+    s.recent.push_back(value.value);
+    if (s.recent.size() > options_.reference_readings) s.recent.pop_front();
+
+    const AlertChange change = s.alert.update(gated);
     s.state.alert_active = s.alert.active();
     AlertRecord& record = s.record;
     if (change == AlertChange::kRaised) {
@@ -50,6 +57,8 @@ std::vector<AlertRecord> AnomalyMonitor::observe(std::span<const SignalValue> va
     }
     if (change == AlertChange::kRaised) changes.push_back(record);
     if (change == AlertChange::kCleared) {
+      // A new incident soon after this one must be able to raise again (onset_filter.h).
+      s.detector.forget_onsets();
       record.active = false;
       record.ended = now;
       ++record.readings;  // the clearing reading
@@ -58,6 +67,16 @@ std::vector<AlertRecord> AnomalyMonitor::observe(std::span<const SignalValue> va
     }
   }
   return changes;
+}
+
+bool AnomalyMonitor::material(const Signal& s, double value, Direction worse) const {
+  if (worse == Direction::kEither || s.recent.empty()) return true;
+  std::vector<double> sorted(s.recent.begin(), s.recent.end());
+  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), middle, sorted.end());
+  const double median = *middle;
+  const double margin = std::abs(median) * options_.material_change;
+  return worse == Direction::kUp ? value > median + margin : value < median - margin;
 }
 
 void AnomalyMonitor::remember_ended(const AlertRecord& record) {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -26,6 +27,20 @@ struct MonitorOptions {
   AlertOptions alert;            // every signal's hysteresis
   std::size_t kept_ended = 50;   // ended alerts remembered, newest first
   std::size_t kept_values = 10;  // a signal's latest values shown with its alert
+  // For a signal with a direction (SignalValue::worse): an alert is raised only by a reading
+  // on the wrong side of the median of the signal's last `reference_readings` values, and
+  // beyond it by at least `material_change` of it.
+  double material_change = 0.2;
+  std::size_t reference_readings = 120;
+};
+
+// Which way a signal goes wrong. The detector scores any change as unusual; an operator is
+// paged only for the bad way and only for a change that matters (MonitorOptions): a latency
+// that falls, or that moves a few percent on a flat series, raises nothing.
+enum class Direction {
+  kEither,  // any anomaly the detector scores high enough (the offline scorer's sense)
+  kUp,      // higher is worse: latencies, queue depths, refusals, errors, memory
+  kDown,    // lower is worse: throughput
 };
 
 // One reading of one signal. A value that is not finite (e.g. a percentile over no requests)
@@ -33,6 +48,7 @@ struct MonitorOptions {
 struct SignalValue {
   std::string signal;
   double value = 0;
+  Direction worse = Direction::kEither;
 };
 
 using WallClock = std::chrono::system_clock;
@@ -84,9 +100,13 @@ class AnomalyMonitor {
     SignalState state;
     std::vector<double> values;  // the latest kept_values, oldest first
     AlertRecord record;          // the current alert, while active
+    std::deque<double> recent;   // the latest reference_readings values, oldest first
   };
 
   Signal& signal(const std::string& name);  // REQUIRES: mutex_ held
+  // Whether `value` is a change worth an alert for a signal going wrong `worse`, against the
+  // median of its recent values (always, for kEither or without history).
+  bool material(const Signal& s, double value, Direction worse) const;
 
   const MonitorOptions options_;
   mutable std::mutex mutex_;

@@ -1,4 +1,5 @@
-// The upstream engine's SSE parser: events split across arbitrary chunks come out whole.
+// The upstream engine's SSE parser: events split across arbitrary chunks come out whole; a line
+// or an event past the size limit overflows the parser instead of growing without end.
 #include "engine/upstream/sse_parser.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +20,34 @@ TEST(SseParser, SplitsEventsAcrossArbitraryChunks) {
     EXPECT_EQ(events[1], "x\ny");
     EXPECT_EQ(events[2], "[DONE]");
   }
+}
+
+TEST(SseParser, ALineWithoutEndOverflowsAtTheLimit) {
+  SseParser parser(64);
+  EXPECT_TRUE(parser.feed("data: " + std::string(40, 'a')).empty());
+  EXPECT_FALSE(parser.overflowed());
+  EXPECT_TRUE(parser.feed(std::string(40, 'b')).empty());
+  EXPECT_TRUE(parser.overflowed());
+  // Nothing more comes out of an overflowed parser, even a well-formed event.
+  EXPECT_TRUE(parser.feed("\n\ndata: x\n\n").empty());
+}
+
+TEST(SseParser, AnEventOfManyShortLinesOverflowsAtTheLimit) {
+  SseParser parser(64);
+  std::string lines;
+  for (int i = 0; i < 20; ++i)
+    lines += "data: 0123456789\n";
+  EXPECT_TRUE(parser.feed(lines).empty());
+  EXPECT_TRUE(parser.overflowed());
+}
+
+TEST(SseParser, EventsUpToTheLimitPass) {
+  SseParser parser(64);
+  const std::string data(50, 'z');  // a line of 56 bytes, data of 50
+  const auto events = parser.feed("data: " + data + "\n\n");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0], data);
+  EXPECT_FALSE(parser.overflowed());
 }
 
 }  // namespace
