@@ -5,8 +5,6 @@
 // HTTP client to use https, and keeps serving.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
@@ -23,63 +21,54 @@
 namespace supportd {
 namespace {
 
-namespace fs = std::filesystem;
 namespace json = boost::json;
 using testing::TlsClient;
 
 class ServeTls : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    directory_ = new fs::path(fs::temp_directory_path() /
-                              ("supportd-serve-tls-" + std::to_string(::getpid())));
-    server_ = testing::make_test_certificate(*directory_, "server");
-    other_ = testing::make_test_certificate(*directory_, "other");
-  }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(*directory_, ec);
-    delete directory_;
-  }
+  static void SetUpTestSuite() { certificates_ = new testing::TestCertificates(); }
+  static void TearDownTestSuite() { delete certificates_; }
 
-  static inline fs::path* directory_ = nullptr;
-  static inline testing::TestCertificate server_;
-  static inline testing::TestCertificate other_;
+  static inline testing::TestCertificates* certificates_ = nullptr;
 };
 
 TEST_F(ServeTls, FilesThatCannotServeStopItBeforeAnythingStarts) {
-  const std::string missing = (*directory_ / "missing.key").string();
+  const std::string missing = (certificates_->directory / "missing.key").string();
   const auto no_key = testing::run_supportd(
-      {"serve", "--tls-cert", server_.certificate_file, "--tls-key", missing});
+      {"serve", "--tls-cert", certificates_->server.certificate_file, "--tls-key", missing});
   EXPECT_EQ(no_key.exit_code, 2) << no_key.err;
   EXPECT_NE(no_key.err.find("TLS key " + missing + ": cannot be read"), std::string::npos)
       << no_key.err;
 
-  const auto mismatched = testing::run_supportd(
-      {"serve", "--tls-cert", server_.certificate_file, "--tls-key", other_.key_file});
+  const auto mismatched =
+      testing::run_supportd({"serve", "--tls-cert", certificates_->server.certificate_file,
+                             "--tls-key", certificates_->other.key_file});
   EXPECT_EQ(mismatched.exit_code, 2) << mismatched.err;
-  EXPECT_NE(mismatched.err.find("TLS key " + other_.key_file + " does not match the certificate " +
-                                server_.certificate_file),
+  EXPECT_NE(mismatched.err.find("TLS key " + certificates_->other.key_file +
+                                " does not match the certificate " +
+                                certificates_->server.certificate_file),
             std::string::npos)
       << mismatched.err;
 
-  const auto alone = testing::run_supportd({"serve", "--tls-cert", server_.certificate_file});
+  const auto alone =
+      testing::run_supportd({"serve", "--tls-cert", certificates_->server.certificate_file});
   EXPECT_EQ(alone.exit_code, 2) << alone.err;
   EXPECT_NE(alone.err.find("--tls-cert needs --tls-key"), std::string::npos) << alone.err;
 
   // The same settings in the config file's [http] table.
-  const testing::ConfigFile config("[http]\ntls-cert = \"" + other_.certificate_file +
-                                   "\"\ntls-key = \"" + server_.key_file + "\"\n");
+  const testing::ConfigFile config("[http]\ntls-cert = \"" + certificates_->other.certificate_file +
+                                   "\"\ntls-key = \"" + certificates_->server.key_file + "\"\n");
   const auto from_file = testing::run_supportd({"serve", "--config", config.path()});
   EXPECT_EQ(from_file.exit_code, 2) << from_file.err;
-  EXPECT_NE(from_file.err.find("TLS key " + server_.key_file + " does not match"),
+  EXPECT_NE(from_file.err.find("TLS key " + certificates_->server.key_file + " does not match"),
             std::string::npos)
       << from_file.err;
 }
 
 TEST_F(ServeTls, ServesRequestsStreamsAndWebSocketsOverTls) {
-  const std::string cert = server_.certificate_file;
+  const std::string cert = certificates_->server.certificate_file;
   testing::ServeProcess server({"--model", testing::synthesized_model(), "--encoder", "off",
-                                "--tls-cert", cert, "--tls-key", server_.key_file},
+                                "--tls-cert", cert, "--tls-key", certificates_->server.key_file},
                                "info");
   std::string why;
   ASSERT_TRUE(server.wait_ready(why, 120, [&cert](std::uint16_t port) {

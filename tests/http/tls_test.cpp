@@ -6,8 +6,6 @@
 // are checked as the server loads them: each refusal names the file and says what is wrong.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +17,6 @@
 namespace supportd {
 namespace {
 
-namespace fs = std::filesystem;
 namespace json = boost::json;
 using testing::HostileServer;
 using testing::TlsClient;
@@ -27,27 +24,18 @@ using testing::TlsClient;
 // The certificates of this test process: the server's, and another one whose key is not its.
 class HttpTls : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    directory_ = new fs::path(fs::temp_directory_path() /
-                              ("supportd-tls-test-" + std::to_string(::getpid())));
-    server_files_ = testing::make_test_certificate(*directory_, "server");
-    other_files_ = testing::make_test_certificate(*directory_, "other");
-  }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(*directory_, ec);
-    delete directory_;
-  }
+  static void SetUpTestSuite() { certificates_ = new testing::TestCertificates(); }
+  static void TearDownTestSuite() { delete certificates_; }
 
-  static http::TlsFiles files() { return {server_files_.certificate_file, server_files_.key_file}; }
+  static http::TlsFiles files() {
+    return {certificates_->server.certificate_file, certificates_->server.key_file};
+  }
   static std::unique_ptr<HostileServer> serve() {
     return std::make_unique<HostileServer>([](http::ServerOptions& o) { o.tls = files(); });
   }
-  static std::string cert() { return server_files_.certificate_file; }
+  static std::string cert() { return certificates_->server.certificate_file; }
 
-  static inline fs::path* directory_ = nullptr;
-  static inline testing::TestCertificate server_files_;
-  static inline testing::TestCertificate other_files_;
+  static inline testing::TestCertificates* certificates_ = nullptr;
 };
 
 TEST_F(HttpTls, ARequestAStreamAndAWebSocketWorkOverTls) {
@@ -100,15 +88,15 @@ TEST_F(HttpTls, PlainHttpIsToldToUseHttpsAndGarbageIsClosedWhileOthersAreServed)
 
 TEST_F(HttpTls, AClientThatTrustsAnotherCertificateIsRefusedByItsHandshake) {
   const auto server = serve();
-  EXPECT_THROW(TlsClient(server->port(), other_files_.certificate_file),
+  EXPECT_THROW(TlsClient(server->port(), certificates_->other.certificate_file),
                boost::system::system_error);
   TlsClient trusting(server->port(), cert());
   EXPECT_EQ(trusting.request("GET", "/echo/trusted").status, 200);
 }
 
 TEST_F(HttpTls, FilesThatCannotServeAreRefusedByName) {
-  const std::string missing = (*directory_ / "missing.crt").string();
-  const std::string text = (*directory_ / "not-pem.txt").string();
+  const std::string missing = (certificates_->directory / "missing.crt").string();
+  const std::string text = (certificates_->directory / "not-pem.txt").string();
   std::ofstream(text) << "not a certificate\n";
   const auto refusal = [](const http::TlsFiles& given) {
     const Status status = http::check_tls_files(given);
@@ -117,21 +105,21 @@ TEST_F(HttpTls, FilesThatCannotServeAreRefusedByName) {
   EXPECT_EQ(refusal({}), "(accepted)");
   EXPECT_EQ(refusal(files()), "(accepted)");
 
-  const std::string no_file = refusal({missing, server_files_.key_file});
+  const std::string no_file = refusal({missing, certificates_->server.key_file});
   EXPECT_NE(no_file.find("TLS certificate " + missing + ": cannot be read (No such file"),
             std::string::npos)
       << no_file;
   const std::string no_key = refusal({cert(), missing});
   EXPECT_NE(no_key.find("TLS key " + missing + ": cannot be read"), std::string::npos) << no_key;
-  const std::string not_pem = refusal({text, server_files_.key_file});
+  const std::string not_pem = refusal({text, certificates_->server.key_file});
   EXPECT_NE(not_pem.find("TLS certificate " + text + ": not a PEM certificate"), std::string::npos)
       << not_pem;
   const std::string not_key = refusal({cert(), text});
   EXPECT_NE(not_key.find("TLS key " + text + ": not a PEM private key"), std::string::npos)
       << not_key;
-  const std::string other_key = refusal({cert(), other_files_.key_file});
-  EXPECT_NE(other_key.find("TLS key " + other_files_.key_file + " does not match the certificate " +
-                           cert()),
+  const std::string other_key = refusal({cert(), certificates_->other.key_file});
+  EXPECT_NE(other_key.find("TLS key " + certificates_->other.key_file +
+                           " does not match the certificate " + cert()),
             std::string::npos)
       << other_key;
   EXPECT_NE(refusal({cert(), ""}).find("both"), std::string::npos);
@@ -139,7 +127,7 @@ TEST_F(HttpTls, FilesThatCannotServeAreRefusedByName) {
   // The server refuses to start on them the same way.
   http::ServerOptions options;
   options.port = 0;
-  options.tls = {cert(), other_files_.key_file};
+  options.tls = {cert(), certificates_->other.key_file};
   http::Server server(options, [](http::Request&) { return http::Response::json(200, "{}"); });
   const Status started = server.start();
   ASSERT_FALSE(started.ok());

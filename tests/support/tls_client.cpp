@@ -3,6 +3,7 @@
 #include "tls_client.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
@@ -13,6 +14,7 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 
@@ -38,6 +40,19 @@ TestCertificate make_test_certificate(const std::filesystem::path& directory,
     return {};
   }
   return made;
+}
+
+TestCertificates::TestCertificates()
+    : directory(std::filesystem::temp_directory_path() /
+                ("supportd-tls-" + std::to_string(::getpid()) + "-" +
+                 std::to_string(reinterpret_cast<std::uintptr_t>(this)))) {
+  server = make_test_certificate(directory, "server");
+  other = make_test_certificate(directory, "other");
+}
+
+TestCertificates::~TestCertificates() {
+  std::error_code ec;
+  std::filesystem::remove_all(directory, ec);
 }
 
 struct TlsClient::Impl {

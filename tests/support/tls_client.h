@@ -27,6 +27,19 @@ struct TestCertificate {
 TestCertificate make_test_certificate(const std::filesystem::path& directory,
                                       const std::string& name = "server");
 
+// Two certificates in a fresh directory, removed with the object: the server's, and another
+// whose key is not the server's (to refuse).
+struct TestCertificates {
+  TestCertificates();
+  ~TestCertificates();
+  TestCertificates(const TestCertificates&) = delete;
+  TestCertificates& operator=(const TestCertificates&) = delete;
+
+  std::filesystem::path directory;
+  TestCertificate server;
+  TestCertificate other;
+};
+
 class TlsClient {
  public:
   // Connects to 127.0.0.1:port and completes the TLS handshake, trusting only the certificate
