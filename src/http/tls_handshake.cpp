@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "http/connection.h"
+#include "http/server_impl.h"
 
 namespace supportd::http {
 
