@@ -3,8 +3,9 @@
 # ended whole, grouped by the step that was in force when it started.
 import http.client, json, statistics, sys, threading, time
 
-port, key, workers, max_tokens, step_s = (int(sys.argv[1]), sys.argv[2], int(sys.argv[3]),
-                                          int(sys.argv[4]), float(sys.argv[5]))
+port, key, workers, max_tokens, step_s, candidate = (int(sys.argv[1]), sys.argv[2],
+                                                     int(sys.argv[3]), int(sys.argv[4]),
+                                                     float(sys.argv[5]), sys.argv[6])
 admin_headers = {"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 lock = threading.Lock()
 records = []  # (step, ttft_ms or None, model, ok)
@@ -63,10 +64,13 @@ def worker(index):
         n += 1
 
 
-def set_step(name, weights=None):
+def set_step(name, weights=None, shadow=None):
     global step_name
     if weights is not None:
-        admin("PUT", "/admin/routes/default", {"weights": weights, "by": "bench"})
+        split = {"weights": weights, "by": "bench"}
+        if shadow is not None:
+            split["shadow"] = shadow
+        admin("PUT", "/admin/routes/default", split)
     with lock:
         step_name = name
     print(f"step {name}", file=sys.stderr)
@@ -77,6 +81,31 @@ threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
 for t in threads:
     t.start()
 set_step("baseline")
+# Load and warm the candidate at run time, under the load: a step of its own, timed.
+with lock:
+    step_name = "load + warm"
+print("step load + warm", file=sys.stderr)
+t_load = time.monotonic()
+admin("POST", "/admin/models", {"name": "candidate", "path": candidate, "by": "bench"})
+state = "loading"
+for _ in range(36000):
+    versions = admin("GET", "/admin/models")["versions"]
+    state = next(v for v in versions if v["name"] == "candidate")["state"]
+    if state in ("ready", "failed"):
+        break
+    time.sleep(0.05)
+if state != "ready":
+    raise SystemExit(f"the candidate did not load: {state}")
+load_line = f"load + warm at run time: {time.monotonic() - t_load:.1f} s until ready"
+print(load_line, file=sys.stderr)
+set_step("shadow 100%", {"stable": 100}, {"version": "candidate", "percent": 100})
+shadow = next(v for v in admin("GET", "/admin/models")["versions"]
+              if v["name"] == "candidate")["shadow"]
+shadow_line = (f"shadow: {shadow['copies']} copies, {shadow['dropped']} dropped, "
+               f"{shadow['errors']} errors, {shadow['compared']} compared, exact "
+               f"{shadow['exact_match_rate']:.2f}, word overlap {shadow['token_overlap']:.2f}, "
+               f"shadow TTFT p99 {shadow['ttft_p99_ms']:.0f} ms")
+print(shadow_line, file=sys.stderr)
 # Rollback: everything onto the candidate, then back by one call; the next request must be
 # served by stable.
 admin("PUT", "/admin/routes/default", {"weights": {"stable": 0, "candidate": 100}, "by": "bench"})
@@ -104,7 +133,9 @@ for t in threads:
 print(f"{'step':<16} {'requests':>8} {'failed':>6} {'ttft p50 ms':>11} {'ttft p99 ms':>11}  served by")
 baseline_p99 = None
 worst_ratio = 0
-for name in ["baseline", "canary 10%", "50/50", "100%", "stable unloaded"]:
+shadow_ratio = None
+for name in ["baseline", "load + warm", "shadow 100%", "canary 10%", "50/50", "100%",
+             "stable unloaded"]:
     rows = [r for r in records if r[0] == name]
     ttfts = sorted(r[1] for r in rows if r[1] is not None)
     failed = sum(1 for r in rows if not r[3])
@@ -114,12 +145,19 @@ for name in ["baseline", "canary 10%", "50/50", "100%", "stable unloaded"]:
         baseline_p99 = p99
     elif ttfts and baseline_p99:
         worst_ratio = max(worst_ratio, p99 / baseline_p99)
+        if name == "shadow 100%":
+            shadow_ratio = p99 / baseline_p99
     served = {}
     for r in rows:
         served[r[2]] = served.get(r[2], 0) + 1
     shares = ", ".join(f"{m} {100 * n / len(rows):.0f}%" for m, n in sorted(served.items(), key=str))
     print(f"{name:<16} {len(rows):>8} {failed:>6} {p50:>11.0f} {p99:>11.0f}  {shares}")
+print(load_line)
+print(shadow_line)
 print(rollback_line)
+if shadow_ratio is not None:
+    print(f"callers' p99 TTFT with the shadow at 100%: {shadow_ratio:.2f}x the baseline "
+          f"(target <= 1.05)")
 failed_total = sum(1 for r in records if not r[3])
 print(f"failed or cut streams: {failed_total} of {len(records)} (target 0); worst step p99 TTFT "
       f"{worst_ratio:.2f}x the baseline (target <= 1.2)")

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -11,6 +12,7 @@
 
 #include "api/errors.h"
 #include "api/json_body.h"
+#include "api/model_version_json.h"
 #include "engine/router/router_engine.h"
 
 namespace supportd::api {
@@ -26,21 +28,6 @@ http::Response no_router() {
                               "invalid_request_error", "not_found");
 }
 
-json::object split_object(const router::Split& split) {
-  json::object weights;
-  for (const router::Share& share : split.shares)
-    weights[share.version] = share.weight;
-  return {{"weights", std::move(weights)}, {"sticky", split.sticky}};
-}
-
-// The version's percent of `deployment`'s traffic (0 when the split does not name it).
-int share_of(const router::Split& split, const std::string& version) {
-  for (const router::Share& share : split.shares) {
-    if (share.version == version) return share.weight;
-  }
-  return 0;
-}
-
 // Who made a change: the body's "by" when given, and where the call came from.
 std::string who(const json::object& body, const http::Request& request) {
   std::string by = "admin";
@@ -49,7 +36,50 @@ std::string who(const json::object& body, const http::Request& request) {
   return request.remote.empty() ? by : by + " from " + request.remote;
 }
 
-// The body's "weights" as a split; errors name the field.
+// A whole percentage from 0 to 100 in `value`; errors name `field`.
+Result<int> read_percent(const json::value& value, const std::string& field) {
+  if (!value.is_number()) return Error::invalid(fmt::format("'{}' must be a number", field), field);
+  const double percent = value.to_number<double>();
+  if (!std::isfinite(percent) || percent != std::floor(percent))
+    return Error::invalid(fmt::format("'{}' must be a whole percentage", field), field);
+  if (percent < 0) return Error::invalid(fmt::format("'{}' must not be negative", field), field);
+  if (percent > 100) return Error::invalid(fmt::format("'{}' must be at most 100", field), field);
+  return static_cast<int>(percent);
+}
+
+// The body's "shadow" ({"version": NAME, "percent": 0..100}; null or absent: none).
+Result<std::optional<router::Shadow>> read_shadow(const json::object& body) {
+  const json::value* given = body.if_contains("shadow");
+  if (given == nullptr || given->is_null()) return std::optional<router::Shadow>();
+  if (!given->is_object()) {
+    return Error::invalid("'shadow' must be an object: {\"version\": NAME, \"percent\": 0..100}",
+                          "shadow");
+  }
+  router::Shadow shadow;
+  for (const auto& [key, value] : given->as_object()) {
+    const std::string field = "shadow." + std::string(key);
+    if (key == "version") {
+      if (!value.is_string() || value.as_string().empty())
+        return Error::invalid("'shadow.version' must name a model version", field);
+      shadow.version = std::string(value.as_string());
+    } else if (key == "percent") {
+      auto percent = read_percent(value, field);
+      if (!percent) return percent.error();
+      shadow.percent = *percent;
+    } else {
+      return Error::invalid(fmt::format("unknown field '{}' (version, percent)", field), field);
+    }
+  }
+  if (shadow.version.empty())
+    return Error::invalid("'shadow.version' is required: the version to copy requests to",
+                          "shadow.version");
+  if (!given->as_object().contains("percent"))
+    return Error::invalid("'shadow.percent' is required: the percent of requests to copy",
+                          "shadow.percent");
+  return std::optional<router::Shadow>(std::move(shadow));
+}
+
+// The body's "weights" (and "sticky", "shadow") as a split; errors name the field.
 Result<router::Split> read_split(const json::object& body) {
   router::Split split;
   const json::value* weights = body.if_contains("weights");
@@ -59,24 +89,21 @@ Result<router::Split> read_split(const json::object& body) {
         "weights");
   }
   for (const auto& [name, value] : weights->as_object()) {
-    const std::string field = "weights." + std::string(name);
-    if (!value.is_number())
-      return Error::invalid(fmt::format("'{}' must be a number", field), field);
-    const double weight = value.to_number<double>();
-    if (!std::isfinite(weight) || weight != std::floor(weight))
-      return Error::invalid(fmt::format("'{}' must be a whole percentage", field), field);
-    if (weight < 0) return Error::invalid(fmt::format("'{}' must not be negative", field), field);
-    if (weight > 100) return Error::invalid(fmt::format("'{}' must be at most 100", field), field);
-    split.shares.push_back({std::string(name), static_cast<int>(weight)});
+    auto weight = read_percent(value, "weights." + std::string(name));
+    if (!weight) return weight.error();
+    split.shares.push_back({std::string(name), *weight});
   }
   if (const json::value* sticky = body.if_contains("sticky"); sticky != nullptr) {
     if (!sticky->is_bool()) return Error::invalid("'sticky' must be true or false", "sticky");
     split.sticky = sticky->as_bool();
   }
+  auto shadow = read_shadow(body);
+  if (!shadow) return shadow.error();
+  split.shadow = std::move(shadow).value();
   for (const auto& [key, value] : body) {
-    if (key != "weights" && key != "sticky" && key != "by") {
+    if (key != "weights" && key != "sticky" && key != "shadow" && key != "by") {
       return Error::invalid(
-          fmt::format("unknown field '{}' (weights, sticky, by)", std::string(key)),
+          fmt::format("unknown field '{}' (weights, sticky, shadow, by)", std::string(key)),
           std::string(key));
     }
   }
@@ -86,19 +113,26 @@ Result<router::Split> read_split(const json::object& body) {
 http::Response routes_answer(const router::RouterEngine& models) {
   json::object deployments;
   for (const auto& [name, split] : models.routes())
-    deployments[name] = split_object(split);
+    deployments[name] = split_json(split);
   json::array history;
   for (const router::RouteChange& change : models.history()) {
     history.push_back(json::object{{"deployment", change.deployment},
                                    {"action", change.action},
-                                   {"before", split_object(change.before)},
-                                   {"after", split_object(change.after)},
+                                   {"before", split_json(change.before)},
+                                   {"after", split_json(change.after)},
                                    {"by", change.who},
                                    {"unix_ms", change.unix_ms}});
   }
+  const router::ShadowQueue& shadows = models.shadows();
+  const router::ShadowLimits limits = shadows.limits();
+  json::object queue{{"capacity", limits.capacity},
+                     {"concurrency", limits.concurrency},
+                     {"waiting", shadows.waiting()},
+                     {"running", shadows.running()}};
   return http::Response::json(200,
                               json::serialize(json::object{{"deployments", std::move(deployments)},
-                                                           {"history", std::move(history)}}));
+                                                           {"history", std::move(history)},
+                                                           {"shadow_queue", std::move(queue)}}));
 }
 
 }  // namespace
@@ -107,31 +141,61 @@ http::Response list_model_versions(Services& services, http::Request&) {
   if (services.router == nullptr) return no_router();
   const auto routes = services.router->routes();
   json::array versions;
-  for (const router::VersionView& view : services.router->versions()) {
-    json::object shares;
-    for (const auto& [deployment, split] : routes) {
-      if (const int share = share_of(split, view.name); share > 0) shares[deployment] = share;
-    }
-    versions.push_back(json::object{{"name", view.name},
-                                    {"state", router::version_state_name(view.state)},
-                                    {"reason", view.reason},
-                                    {"path", view.facts.path},
-                                    {"sha256", view.facts.sha256},
-                                    {"expected_sha256", view.facts.expected_sha256},
-                                    {"bytes", view.facts.bytes},
-                                    {"architecture", view.facts.architecture},
-                                    {"quantization", view.facts.quantization},
-                                    {"chat_template_sha256", view.facts.chat_template_sha256},
-                                    {"traffic_percent", std::move(shares)},
-                                    {"in_flight", view.in_flight},
-                                    {"requests", view.requests},
-                                    {"errors", view.errors},
-                                    {"ttft_p50_ms", view.ttft_p50_ms},
-                                    {"ttft_p99_ms", view.ttft_p99_ms},
-                                    {"e2e_p99_ms", view.e2e_p99_ms}});
-  }
+  for (const router::VersionView& view : services.router->versions())
+    versions.push_back(version_json(view, routes));
   return http::Response::json(200,
                               json::serialize(json::object{{"versions", std::move(versions)}}));
+}
+
+namespace {
+
+// POST /admin/models's body: {"name", "path", "sha256", "parallel", "ctx_size", "by"}.
+Result<router::VersionSpec> read_version_spec(const json::object& body) {
+  router::VersionSpec spec;
+  for (const auto& [key, value] : body) {
+    const std::string field(key);
+    if (field == "name" || field == "path" || field == "sha256" || field == "by") {
+      if (!value.is_string())
+        return Error::invalid(fmt::format("'{}' must be a string", field), field);
+      const std::string text(value.as_string());
+      if (field == "name") spec.name = text;
+      if (field == "path") spec.path = text;
+      if (field == "sha256") spec.expected_sha256 = text;
+    } else if (field == "parallel" || field == "ctx_size") {
+      if (!value.is_int64() && !value.is_uint64())
+        return Error::invalid(fmt::format("'{}' must be a whole number", field), field);
+      const auto number = value.to_number<std::int64_t>();
+      if (number < 1 || number > 1'000'000)
+        return Error::invalid(fmt::format("'{}' is out of range", field), field);
+      (field == "parallel" ? spec.parallel : spec.context_cells) = static_cast<int>(number);
+    } else {
+      return Error::invalid(
+          fmt::format("unknown field '{}' (name, path, sha256, parallel, ctx_size, by)", field),
+          field);
+    }
+  }
+  if (spec.name.empty()) return Error::invalid("'name' is required", "name");
+  if (spec.path.empty()) return Error::invalid("'path' is required: the model file", "path");
+  return spec;
+}
+
+}  // namespace
+
+http::Response load_model_version(Services& services, http::Request& request) {
+  if (services.router == nullptr) return no_router();
+  if (!services.load_model) {
+    return http::error_response(404, "loading model versions at run time is not available here",
+                                "invalid_request_error", "not_found");
+  }
+  auto body = parse_json_object(request.body, false);
+  if (!body) return error_response(body.error());
+  auto spec = read_version_spec(*body);
+  if (!spec) return error_response(spec.error());
+  if (Status started = services.load_model(*spec); !started) return error_response(started.error());
+  spdlog::warn("model version {} loading from {} (asked by {})", spec->name, spec->path,
+               who(*body, request));
+  return http::Response::json(
+      202, json::serialize(json::object{{"name", spec->name}, {"state", "loading"}}));
 }
 
 http::Response unload_model_version(Services& services, http::Request& request) {
@@ -172,7 +236,7 @@ http::Response put_route(Services& services, http::Request& request) {
   const std::string by = who(*body, request);
   if (Status set = services.router->set_route(deployment, *split, by); !set)
     return error_response(set.error());
-  spdlog::warn("model route {} set to {} by {}", deployment, json::serialize(split_object(*split)),
+  spdlog::warn("model route {} set to {} by {}", deployment, json::serialize(split_json(*split)),
                by);
   return routes_answer(*services.router);
 }

@@ -88,6 +88,7 @@ http::Router make_router(Services& s) {
   admin("GET", "/admin/shed", list_shed);
   admin("DELETE", "/admin/shed", clear_shed);
   admin("GET", "/admin/models", list_model_versions);
+  admin("POST", "/admin/models", load_model_version);
   admin("DELETE", "/admin/models/{name}", unload_model_version);
   admin("GET", "/admin/routes", list_routes);
   admin("PUT", "/admin/routes/{deployment}", put_route);

@@ -1,6 +1,7 @@
 // The route table: every endpoint supportd serves, in one ordered list (routes.cpp).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,8 @@ class Engine;
 }
 namespace supportd::engine::router {
 class RouterEngine;
-}
+struct VersionSpec;
+}  // namespace supportd::engine::router
 
 namespace supportd::api {
 
@@ -54,6 +56,9 @@ struct Services {
   // The model router when several versions are served: /admin/models and /admin/routes
   // (absent: they answer 404), its problems in /ready. The same object as `engine`.
   engine::router::RouterEngine* router = nullptr;
+  // POST /admin/models: checks a version to load and starts loading it into `router` (the
+  // app's, with serve's engine options); absent: that route answers 404.
+  std::function<Status(const engine::router::VersionSpec&)> load_model;
 };
 
 http::Router make_router(Services& services);

@@ -37,6 +37,13 @@ json::object capacity_json(const obs::LoadSummary& load, int slots) {
                      {"arrival_rate", non_negative_or_null(g.arrival_rate)},
                      {"service_time_s", non_negative_or_null(g.service_mean_s)}};
   }
+  // How fast requests leave service with k in it: the load-dependent curve of a plan.
+  json::array busy;
+  for (std::size_t k = 0; k < load.busy.size(); ++k) {
+    busy.push_back(json::object{{"in_service", k + 1},
+                                {"seconds", load.busy[k].seconds},
+                                {"departures", load.busy[k].departures}});
+  }
   return {{"window_s", load.window_s},
           {"arrivals", load.arrivals},
           {"arrival_rate", non_negative_or_null(load.arrival_rate)},
@@ -45,6 +52,8 @@ json::object capacity_json(const obs::LoadSummary& load, int slots) {
           {"service_time_s", non_negative_or_null(load.service_mean_s)},
           {"service_cv", non_negative_or_null(load.service_cv)},
           {"slots", slots > 0 ? json::value(slots) : json::value(nullptr)},
+          {"busy_span_s", load.busy_span_s},
+          {"busy", std::move(busy)},
           {"classes", std::move(classes)}};
 }
 

@@ -7,6 +7,7 @@
 
 #include "api/access.h"
 #include "api/desk_stats.h"
+#include "api/model_version_json.h"
 #include "api/serving_metrics.h"
 #include "obs/anomaly/signal_monitor.h"
 #include "obs/metrics.h"
@@ -62,6 +63,12 @@ http::Response stats(Services& services, http::Request&) {
   boost::json::object document = services.metrics->stats_object();
   if (services.desk != nullptr)
     document["desk"] = desk_stats(*services.desk, known_tenants(services));
+  if (services.router != nullptr) {
+    boost::json::array versions;
+    for (const auto& view : services.router->versions())
+      versions.push_back(version_figures_json(view));
+    document["versions"] = std::move(versions);
+  }
   return http::Response::json(200, boost::json::serialize(document));
 }
 

@@ -1,6 +1,7 @@
-// Operational endpoints: /v1/stats (JSON: percentiles over a sliding window, and the desk's
-// figures when it is on), /metrics (Prometheus text format) and /v1/alerts (JSON: the anomaly
-// alerts active and recently ended, with the signals' states; 404 with --anomaly off).
+// Operational endpoints: /v1/stats (JSON: percentiles over a sliding window, the desk's
+// figures when it is on, each model version's figures with a router: "versions"), /metrics
+// (Prometheus text format) and /v1/alerts (JSON: the anomaly alerts active and recently ended,
+// with the signals' states; 404 with --anomaly off).
 #pragma once
 
 #include "api/routes.h"

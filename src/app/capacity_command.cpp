@@ -127,6 +127,17 @@ Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) 
     }
     s.servers = slots;
     s.busy_rates = f.busy_rates;
+  } else if (!m.busy_rates.empty() && c.count("--service-time") == 0 &&
+             c.count("--service-rate") == 0) {
+    // A running supportd's measured curve: continuous batching makes a slot's rate depend on
+    // how many are busy, which a plain M/M/c misses.
+    if (c.count("--servers") > 0 && f.servers != static_cast<int>(m.busy_rates.size())) {
+      in.notes.push_back(
+          "service curve: measured for the engine's slots, set aside for --servers; plain M/M/c");
+    } else {
+      s.servers = static_cast<int>(m.busy_rates.size());
+      s.busy_rates = m.busy_rates;
+    }
   }
   s.arrival_cv = pick(c, "--arrival-cv", f.arrival_cv, m.arrival_cv, 1.0);
   s.service_cv = pick(c, "--service-cv", f.service_cv, m.service_cv, 1.0);

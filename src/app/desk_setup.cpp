@@ -21,13 +21,14 @@ DeskParts::~DeskParts() {
   watcher.reset();
 }
 
-namespace {
-
-std::string default_data_dir() {
+std::string data_dir_of(const DeskConfig& config) {
+  if (!config.data_dir.empty()) return config.data_dir;
   if (const char* data = std::getenv("SUPPORTD_DATA")) return data;
   const char* home = std::getenv("HOME");
   return (fs::path(home != nullptr ? home : ".") / ".local/share/supportd").string();
 }
+
+namespace {
 
 Result<desk::TenantRules> load_rules(const DeskConfig& config) {
   desk::TenantRules rules;
@@ -57,7 +58,7 @@ Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::
                                               obs::Registry& registry,
                                               obs::faults::FaultInjector* faults) {
   auto parts = std::make_unique<DeskParts>();
-  const std::string data_dir = config.data_dir.empty() ? default_data_dir() : config.data_dir;
+  const std::string data_dir = data_dir_of(config);
   std::error_code ec;
   fs::create_directories(data_dir, ec);
   if (ec)

@@ -45,6 +45,10 @@ struct DeskParts {
   ~DeskParts();
 };
 
+// Where serve keeps its files: --data-dir, else $SUPPORTD_DATA, else
+// ~/.local/share/supportd.
+std::string data_dir_of(const DeskConfig& config);
+
 Result<std::unique_ptr<DeskParts>> build_desk(const DeskConfig& config, engine::Engine& engine,
                                               obs::Registry& registry,
                                               obs::faults::FaultInjector* faults = nullptr);

@@ -12,15 +12,6 @@
 namespace supportd::app {
 namespace {
 
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
-  return name.find_first_not_of(
-             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-             "._-") == std::string::npos;
-}
-
-const char* const kNameRule = "a version's name is 1 to 64 letters, digits, '.', '-' or '_'";
-
 // The entry's setting `name` into `version`: false when its type or value is wrong; an unknown
 // name is the caller's to refuse.
 bool read_setting(const std::string& name, const toml::node& value, ModelVersion& version) {
@@ -63,14 +54,23 @@ Result<ModelVersion> read_entry(const toml::node& entry, const std::string& file
   }
   if (version.name.empty() || version.path.empty())
     return Error::invalid(fmt::format("{}:{}: a models entry needs a name and a path", file, line));
-  if (!valid_name(version.name)) {
+  if (!is_version_name(version.name)) {
     return Error::invalid(
-        fmt::format("{}:{}: models.name '{}': {}", file, line, version.name, kNameRule));
+        fmt::format("{}:{}: models.name '{}': {}", file, line, version.name, kVersionNameRule));
   }
   return version;
 }
 
 }  // namespace
+
+bool is_version_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return name.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+             "._-") == std::string::npos;
+}
+
+const char* const kVersionNameRule = "a version's name is 1 to 64 letters, digits, '.', '-' or '_'";
 
 Result<std::vector<ModelVersion>> read_model_versions(const std::string& file) {
   Result<toml::table> parsed = parse_toml_file(file);
@@ -94,7 +94,7 @@ Result<std::vector<ModelVersion>> read_model_versions(const std::string& file) {
 
 bool names_a_version(const std::string& text) {
   const auto equals = text.find('=');
-  return equals != std::string::npos && valid_name(text.substr(0, equals));
+  return equals != std::string::npos && is_version_name(text.substr(0, equals));
 }
 
 Result<ModelVersion> parse_model_flag(const std::string& text) {
@@ -105,8 +105,8 @@ Result<ModelVersion> parse_model_flag(const std::string& text) {
   version.name = text.substr(0, equals);
   version.path = text.substr(equals + 1);
   version.where = "--model";
-  if (!valid_name(version.name))
-    return Error::invalid(fmt::format("--model {}: {}", text, kNameRule));
+  if (!is_version_name(version.name))
+    return Error::invalid(fmt::format("--model {}: {}", text, kVersionNameRule));
   if (version.path.empty()) return Error::invalid("--model " + text + ": the path is empty");
   return version;
 }

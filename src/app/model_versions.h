@@ -37,6 +37,11 @@ Result<std::vector<ModelVersion>> read_model_versions(const std::string& file);
 // empty path, a bad name.
 Result<ModelVersion> parse_model_flag(const std::string& text);
 
+// True when `name` is a valid version name: 1 to 64 letters, digits, '.', '-' or '_'.
+bool is_version_name(const std::string& name);
+// That rule said for people, for error messages.
+extern const char* const kVersionNameRule;
+
 // True when `text` names a version as a `--model NAME=PATH` would (text before an '=' that is
 // a valid name); a bare path is not.
 bool names_a_version(const std::string& text);

@@ -1,12 +1,44 @@
-// Loading serve's model versions into the router (see router_setup.h).
+// Loading serve's model versions into the router, at start and at run time (see
+// router_setup.h).
 #include "app/router_setup.h"
 
+#include <cctype>
+#include <filesystem>
+
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "engine/llama/llama_engine.h"
 #include "model/fingerprint.h"
 
 namespace supportd::app {
+
+engine::router::VersionLoader version_loader(const ServeConfig& config,
+                                             const ModelVersion& version) {
+  engine::router::VersionLoader loader;
+  loader.inspect = [version]() -> Result<engine::router::VersionFacts> {
+    auto print = model::fingerprint_model(version.path);
+    if (!print) return print.error();
+    return engine::router::VersionFacts{print->path,
+                                        print->sha256,
+                                        print->bytes,
+                                        print->architecture,
+                                        print->quantization,
+                                        print->chat_template_sha256,
+                                        version.expected_sha256};
+  };
+  loader.create = [&config, version]() -> Result<std::unique_ptr<engine::Engine>> {
+    engine::llama::EngineOptions options = config.engine;
+    options.model_path = version.path;
+    options.alias = version.name;
+    if (version.parallel > 0) options.parallel = version.parallel;
+    if (version.context_cells > 0) options.context_cells = version.context_cells;
+    auto engine = engine::llama::LlamaEngine::create(options);
+    if (!engine) return engine.error();
+    return std::unique_ptr<engine::Engine>(std::move(engine).value());
+  };
+  return loader;
+}
 
 Result<std::unique_ptr<engine::router::RouterEngine>> build_router(const ServeConfig& config) {
   auto router = std::make_unique<engine::router::RouterEngine>();
@@ -18,24 +50,13 @@ Result<std::unique_ptr<engine::router::RouterEngine>> build_router(const ServeCo
                    0};
     };
     spdlog::info("model version {}: checking {}", version.name, version.path);
-    auto print = model::fingerprint_model(version.path);
-    if (!print) return failed(print.error());
-    engine::llama::EngineOptions options = config.engine;
-    options.model_path = version.path;
-    options.alias = version.name;
-    if (version.parallel > 0) options.parallel = version.parallel;
-    if (version.context_cells > 0) options.context_cells = version.context_cells;
-    auto engine = engine::llama::LlamaEngine::create(options);
+    const engine::router::VersionLoader loader = version_loader(config, version);
+    auto facts = loader.inspect();
+    if (!facts) return failed(facts.error());
+    auto engine = loader.create();
     if (!engine) return failed(engine.error());
-    engine::router::VersionFacts facts{print->path,
-                                       print->sha256,
-                                       print->bytes,
-                                       print->architecture,
-                                       print->quantization,
-                                       print->chat_template_sha256,
-                                       version.expected_sha256};
     if (Status added =
-            router->add_version(version.name, std::move(engine).value(), std::move(facts));
+            router->add_version(version.name, std::move(engine).value(), std::move(facts).value());
         !added) {
       return failed(added.error());
     }
@@ -43,6 +64,67 @@ Result<std::unique_ptr<engine::router::RouterEngine>> build_router(const ServeCo
   for (const std::string& problem : router->problems())
     spdlog::error("{}", problem);
   return router;
+}
+
+Result<std::unique_ptr<store::RouteHistory>> keep_route_history(
+    engine::router::RouterEngine& router, const std::filesystem::path& path) {
+  auto history = store::RouteHistory::open(path);
+  if (!history) return history.error();
+  auto records = (*history)->recent(1000);
+  if (!records)
+    return Error::make(records.error().code, path.string() + ": " + records.error().message);
+  std::vector<engine::router::RouteChange> earlier;
+  for (const store::RouteRecord& record : *records) {
+    auto before = engine::router::decode_split(record.before);
+    auto after = engine::router::decode_split(record.after);
+    if (!before || !after) {
+      spdlog::warn("{}: a route change of {} cannot be read; skipped", path.string(),
+                   record.deployment);
+      continue;
+    }
+    earlier.push_back(
+        engine::router::RouteChange{record.deployment, record.action, std::move(before).value(),
+                                    std::move(after).value(), record.who, record.unix_ms});
+  }
+  store::RouteHistory* kept_in = history->get();
+  router.keep_history(
+      std::move(earlier), [kept_in, path](const engine::router::RouteChange& change) {
+        const Status kept = kept_in->append(store::RouteRecord{
+            change.deployment, change.action, engine::router::encode_split(change.before),
+            engine::router::encode_split(change.after), change.who, change.unix_ms});
+        if (!kept)
+          spdlog::error("{}: the route change of {} was not kept: {}", path.string(),
+                        change.deployment, kept.error().message);
+      });
+  return std::move(history).value();
+}
+
+Status load_at_run_time(const ServeConfig& config, engine::router::RouterEngine& router,
+                        const engine::router::VersionSpec& spec) {
+  if (!is_version_name(spec.name))
+    return Error::invalid(fmt::format("'name' '{}': {}", spec.name, kVersionNameRule), "name");
+  std::error_code error;
+  if (spec.path.empty() || !std::filesystem::is_regular_file(spec.path, error)) {
+    return Error::invalid(fmt::format("'path': no model file at '{}'{}{}", spec.path,
+                                      error ? ": " : "", error ? error.message() : ""),
+                          "path");
+  }
+  ModelVersion version;
+  version.name = spec.name;
+  version.path = spec.path;
+  version.expected_sha256 = spec.expected_sha256;
+  for (char& c : version.expected_sha256)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!version.expected_sha256.empty() && !model::is_sha256_hex(version.expected_sha256))
+    return Error::invalid("'sha256' must be 64 hex digits", "sha256");
+  if (spec.parallel != 0 && (spec.parallel < 1 || spec.parallel > 128))
+    return Error::invalid("'parallel' must be between 1 and 128", "parallel");
+  if (spec.context_cells != 0 && spec.context_cells < 256)
+    return Error::invalid("'ctx_size' must be at least 256", "ctx_size");
+  version.parallel = spec.parallel;
+  version.context_cells = spec.context_cells;
+  version.where = "POST /admin/models";
+  return router.load_version(version.name, version.path, version_loader(config, version));
 }
 
 }  // namespace supportd::app

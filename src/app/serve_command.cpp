@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -15,10 +16,12 @@
 
 #include "api/access.h"
 #include "api/anomaly_watch.h"
+#include "api/fault_handlers.h"
 #include "api/load_shedding.h"
 #include "api/routes.h"
 #include "api/serving_metrics.h"
 #include "app/commands.h"
+#include "app/desk_setup.h"
 #include "app/hub_relay.h"
 #include "app/log_format.h"
 #include "app/router_setup.h"
@@ -30,6 +33,7 @@
 #include "engine/llama/llama_engine.h"
 #include "engine/remote/remote_engine.h"
 #include "engine/remote/remote_metrics.h"
+#include "engine/router/router_metrics.h"
 #include "engine/upstream/upstream_engine.h"
 #include "http/server.h"
 #include "model/synth.h"
@@ -290,6 +294,28 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   api::LoadShedding shedding;
   services.shedding = &shedding;
   services.router = model_router;
+  std::unique_ptr<store::RouteHistory> route_history;  // with named versions
+  if (model_router != nullptr) {
+    engine::router::expose_router_metrics(registry, *model_router);
+    // Shadow copies meet a drill's faults as requests of the class "low": POST /admin/faults
+    // with "class": "low" slows or fails the shadows alone.
+    model_router->configure_shadows(config.shadow, [&services](engine::GenerationRequest& copy) {
+      return !api::inject_before_submit(services, copy).has_value();
+    });
+    services.load_model = [&config, model_router](const engine::router::VersionSpec& spec) {
+      return load_at_run_time(config, *model_router, spec);
+    };
+    // The route history survives a restart in the data directory.
+    std::error_code made;
+    std::filesystem::create_directories(data_dir_of(config.desk), made);
+    auto kept = keep_route_history(
+        *model_router, std::filesystem::path(data_dir_of(config.desk)) / "routes.sqlite");
+    if (kept) {
+      route_history = std::move(kept).value();
+    } else {
+      spdlog::error("the route history is kept in memory only: {}", kept.error().message);
+    }
+  }
   http::Router router = engine_node ? api::make_probe_router(services) : api::make_router(services);
   http::Server server(api::serve_routes_with(services, config.http),
                       [&router](http::Request& request) { return router.dispatch(request); });

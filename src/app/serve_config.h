@@ -20,6 +20,7 @@
 #include "core/status.h"
 #include "engine/llama/llama_engine.h"
 #include "engine/router/canary_check.h"
+#include "engine/router/shadow_queue.h"
 #include "engine/upstream/upstream_engine.h"
 #include "http/cross_origin.h"
 #include "http/server.h"
@@ -96,6 +97,7 @@ struct ServeConfig {
   obs::faults::FaultLimits fault_limits;
   bool auto_rollback = true;  // with named model versions (engine/router/canary_check.h)
   engine::router::CanaryLimits canary;
+  engine::router::ShadowLimits shadow;  // the shadow queue's bounds (engine/router/shadow_queue.h)
 };
 
 // The options of `serve`, declared on its CLI11 command, bound to a ServeConfig.

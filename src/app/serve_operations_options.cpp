@@ -192,6 +192,15 @@ void declare_admin(OptionTable& table, ServeConfig& config) {
              "An error or refusal rate this much above the stable version's (and 3 standard "
              "errors above) trips --auto-rollback")
       .between(0.001, 1.0);
+  admin
+      .value("shadow-queue", config.shadow.capacity, std::size_t{16},
+             "Shadow copies waiting to start at most (PUT /admin/routes with a shadow); one "
+             "more is dropped and counted")
+      .between(1, 10000);
+  admin
+      .value("shadow-concurrency", config.shadow.concurrency, 2,
+             "Shadow copies running on their versions at once, in the lowest priority class")
+      .between(1, 256);
   table.rule([&config] {
     if (config.faults && !config.admin_key.configured())
       return Status(

@@ -53,6 +53,7 @@ LoadSummary LoadWindow::summary(Clock::time_point now) const {
   std::vector<Clock::time_point> arrivals;
   std::vector<double> service;
   std::vector<std::vector<double>> group_service(static_cast<std::size_t>(groups_));
+  std::vector<ServiceInterval> intervals;  // seconds relative to `now`
   Clock::time_point from = std::max(now - span_, start_);
   Clock::duration longest{0};
   {
@@ -66,6 +67,8 @@ LoadSummary LoadWindow::summary(Clock::time_point now) const {
       arrivals.push_back(r.arrived);
       longest = std::max(longest, r.ended - r.arrived);
       if (r.service_seconds >= 0) {
+        const double end_s = seconds(r.ended - now);
+        intervals.push_back({end_s - r.service_seconds, end_s});
         service.push_back(r.service_seconds);
         group_service[static_cast<std::size_t>(r.group)].push_back(r.service_seconds);
       }
@@ -96,8 +99,13 @@ LoadSummary LoadWindow::summary(Clock::time_point now) const {
   s.served = service.size();
   s.service_mean_s = m.mean;
   s.service_cv = m.cv;
-  // Arrivals before `settled` have all ended (none is still in flight), so their gaps are whole.
+  // Arrivals before `settled` have all ended (none is still in flight), so their gaps are whole,
+  // and who was in service before it is known.
   const Clock::time_point settled = now - longest;
+  if (settled > from) {
+    s.busy = busy_levels(std::move(intervals), seconds(from - now), seconds(settled - now));
+    s.busy_span_s = seconds(settled - from);
+  }
   std::erase_if(arrivals, [&](Clock::time_point t) { return t < from || t > settled; });
   std::sort(arrivals.begin(), arrivals.end());
   constexpr std::size_t kMinGaps = 10;

@@ -6,7 +6,8 @@
 // ended in the window (equal to the arrivals in a steady state, whatever the requests' length),
 // from the first arrival when traffic began inside the window (n arrivals: n - 1 gaps);
 // the arrival CV comes from the gaps between arrival times old enough that every request that
-// arrived then has ended (older than the longest request in the window).
+// arrived then has ended (older than the longest request in the window); so do the busy
+// levels (how fast requests leave service with k of them in it).
 // Bounded: at most `capacity` records are kept; the window shrinks to what they cover.
 // Thread-safety: all methods may be called from any thread.
 #pragma once
@@ -16,6 +17,8 @@
 #include <deque>
 #include <mutex>
 #include <vector>
+
+#include "obs/busy_levels.h"
 
 namespace supportd::obs {
 
@@ -33,6 +36,10 @@ struct LoadSummary {
     double service_mean_s = -1;
   };
   std::vector<Group> groups;
+  // Time and departures with 1, 2, .. requests in service (busy_levels.h), over the part of
+  // the window whose requests have all ended (up to `now` less the longest request).
+  std::vector<BusyLevel> busy;
+  double busy_span_s = 0;  // the span `busy` covers
 };
 
 class LoadWindow {

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "plan/busy_curve.h"
+
 namespace supportd::plan {
 namespace json = boost::json;
 namespace {
@@ -75,6 +77,41 @@ class Fields {
   const json::value& root_;
   std::string where_;
 };
+
+// The "capacity.busy" levels in order of k; an error naming the field for anything malformed.
+Result<std::vector<MeasuredLevel>> read_busy_levels(const json::value& root,
+                                                    const std::string& where) {
+  std::vector<MeasuredLevel> levels;
+  const json::value* busy = find(root, {"capacity", "busy"});
+  if (busy == nullptr || busy->is_null()) return levels;
+  const auto malformed = [&](const json::value& item) {
+    return Error::invalid(
+        fmt::format("{}: capacity.busy holds {}, not an object with "
+                    "in_service, seconds and departures",
+                    where, json::serialize(item)));
+  };
+  if (!busy->is_array()) return malformed(*busy);
+  for (const json::value& item : busy->as_array()) {
+    const json::object* level = item.if_object();
+    if (level == nullptr) return malformed(item);
+    const json::value* k = level->if_contains("in_service");
+    const json::value* seconds = level->if_contains("seconds");
+    const json::value* departures = level->if_contains("departures");
+    if (k == nullptr || seconds == nullptr || departures == nullptr || !k->is_number() ||
+        !seconds->is_number() || !departures->is_number()) {
+      return malformed(item);
+    }
+    const double in_service = k->to_number<double>();
+    if (!(in_service >= 1 && in_service <= 1e5) || in_service != std::floor(in_service) ||
+        !(seconds->to_number<double>() >= 0) || !(departures->to_number<double>() >= 0)) {
+      return malformed(item);
+    }
+    const auto at = static_cast<std::size_t>(in_service);
+    if (levels.size() < at) levels.resize(at);
+    levels[at - 1] = {seconds->to_number<double>(), departures->to_number<double>()};
+  }
+  return levels;
+}
 
 Result<json::value> parse(std::string_view text, const std::string& where) {
   boost::system::error_code ec;
@@ -206,6 +243,22 @@ Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::
       "completed requests, " +
       span);
   m.notes.push_back("servers: the engine's slots (parallel sequences)");
+  if (m.servers) {
+    auto levels = read_busy_levels(*document, where);
+    if (!levels) return levels.error();
+    if (auto curve = busy_curve(*levels, *m.servers)) {
+      m.busy_rates = curve->rates;
+      m.notes.push_back(fmt::format(
+          "service curve: completions per second with k in service, {}: {} (interpolated "
+          "between, scaled below, held above the highest measured)",
+          span, describe_measured(*curve)));
+    } else {
+      m.notes.push_back(fmt::format(
+          "service curve: no level of busy slots seen {:.0f} s with {:.0f} departures {}; "
+          "plain M/M/c",
+          kMinLevelSeconds, kMinLevelDepartures, span));
+    }
+  }
   for (int c = 0; c < kClasses; ++c) {
     PLAN_READ(class_rate, f.number({"capacity", "classes", kClassNames[c], "arrival_rate"}));
     PLAN_READ(class_service, f.number({"capacity", "classes", kClassNames[c], "service_time_s"}));

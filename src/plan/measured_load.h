@@ -27,6 +27,9 @@ struct MeasuredLoad {
   std::optional<int> slots_per_engine;
   std::array<double, kClasses> class_arrival_rate{0, 0, 0};  // all 0: no class mix measured
   std::array<std::optional<double>, kClasses> class_service_time_s;
+  // One engine's completions per second with 1 .. servers busy (busy_curve.h); empty when not
+  // measured (a bench report, an older supportd, or too little traffic).
+  std::vector<double> busy_rates;
   std::vector<std::string> notes;
 };
 
@@ -41,9 +44,10 @@ struct MeasuredLoad {
 Result<MeasuredLoad> load_from_bench_report(std::string_view text, const std::string& path);
 
 // From the body of supportd's GET /v1/stats at `url`: its "capacity" section (arrival rate
-// and CV, service time and CV per slot over the last window, per class) and the engine's
-// slots. kInvalidArgument when the body is not that JSON; kUnsupported when it is supportd's
-// but has no "capacity" section (an older version).
+// and CV, service time and CV per slot over the last window, per class, and the time and
+// departures with k in service, made into busy_rates when one engine has the slots) and the
+// engine's slots. kInvalidArgument when the body is not that JSON; kUnsupported when it is
+// supportd's but has no "capacity" section (an older version).
 Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::string& url);
 
 }  // namespace supportd::plan

@@ -19,11 +19,11 @@ after(async () => {
   await server?.stop();
 });
 
-async function complete(priority) {
+async function complete(priority, maxTokens = 8) {
   const r = await fetch(`${server.url}/v1/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-priority': priority },
-    body: JSON.stringify({ prompt: 'Where is my parcel?', max_tokens: 8, ignore_eos: true,
+    body: JSON.stringify({ prompt: 'Where is my parcel?', max_tokens: maxTokens, ignore_eos: true,
                            temperature: 0 }),
   });
   assert.equal(r.status, 200, await r.text());
@@ -65,6 +65,38 @@ test('plans from the load the server measured', async () => {
                        'servers_needed', 'engines_needed']) {
     assert.equal(typeof plan[field], 'number', field);
   }
+});
+
+test('a server kept busy with several requests at once gives the plan its service curve', async () => {
+  // Three clients, each idle for as long as its last request took: the engine spends the time
+  // with 0 to 3 in service, busy about half of it (a steady state to plan from, not a
+  // saturated one). In rounds of four seconds until some level was seen long enough for the
+  // planner (2 s, 5 departures: plan/busy_curve.h), at most 45 s on a slow machine.
+  const measured = (busy) => busy.some((level) => level.seconds >= 2 && level.departures >= 5);
+  let busy = [];
+  for (const stop = Date.now() + 45000; Date.now() < stop && !measured(busy);) {
+    const deadline = Date.now() + 4000;
+    const client = async () => {
+      while (Date.now() < deadline) {
+        const started = Date.now();
+        await complete('normal', 48);
+        await new Promise((resolve) => setTimeout(resolve, Date.now() - started));
+      }
+    };
+    await Promise.all([client(), client(), client()]);
+    busy = (await (await fetch(`${server.url}/v1/stats`)).json()).capacity.busy;
+  }
+  assert.ok(measured(busy), JSON.stringify(busy));
+  assert.ok(busy.length <= 3, JSON.stringify(busy));
+  busy.forEach((level, i) => assert.equal(level.in_service, i + 1));
+
+  const { stdout } = await run(binary, ['capacity', '--url', server.url, '--json'],
+                               { timeout: 60000 });
+  const plan = JSON.parse(stdout);
+  assert.match(plan.model, /load-dependent/);
+  assert.ok(plan.inputs.notes.some((n) => /^service curve: .* measured/.test(n)),
+            JSON.stringify(plan.inputs.notes));
+  assert.equal(plan.inputs.servers, 3);
 });
 
 test('a server without /v1/stats fails with exit code 1, naming its answer', async () => {

@@ -6,22 +6,17 @@
 // the key, refuse bad splits with 400 naming the field, and roll a split back at once with the
 // change kept in the history; a version whose SHA-256 is not the configured one is kept out
 // of traffic and /ready says degraded with the reason; unloading a version drains it: a stream
-// in flight on it finishes whole, new requests are refused, then the version is gone.
+// in flight on it finishes whole, new requests are refused, then the version is gone; a
+// canary made slow (a drill's prefill delay on the requests sent to it) is rolled back by the
+// automatic rollback, with the figure that tripped it in the history and the alert.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
-#include <optional>
+#include <mutex>
 #include <set>
 #include <thread>
 
-#include "api/routes.h"
-#include "engine/llama/llama_engine.h"
-#include "engine/router/router_engine.h"
-#include "http/server.h"
-#include "http_client.h"
-#include "model/fingerprint.h"
-#include "obs/faults/fault_injector.h"
-#include "obs/metrics.h"
+#include "model_router_fixture.h"
 #include "test_model.h"
 
 namespace supportd {
@@ -30,95 +25,10 @@ namespace {
 namespace json = boost::json;
 using testing::http_request;
 using testing::HttpResult;
+using testing::kJson;
+using Headers = testing::Headers;
 
-const std::string kKey = "rollout-admin-key-0123456789";
-using Headers = std::vector<std::pair<std::string, std::string>>;
-const Headers kAdmin = {{"Authorization", "Bearer " + kKey}, {"Content-Type", "application/json"}};
-const Headers kJson = {{"Content-Type", "application/json"}};
-
-class ModelRouterTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    router_ = std::make_unique<engine::router::RouterEngine>();
-    add("v1", testing::synthesized_model("tiny", "f16", true, 42), "");
-    add("v2", testing::synthesized_model("tiny", "f16", true, 43), "");
-  }
-  // Adds a version of `path`; `expected`: the SHA-256 the configuration states.
-  void add(const std::string& name, const std::string& path, const std::string& expected) {
-    engine::llama::EngineOptions options;
-    options.model_path = path;
-    options.threads = 0;
-    options.parallel = 2;
-    options.context_cells = 1024;
-    options.warmup = false;
-    auto created = engine::llama::LlamaEngine::create(options);
-    ASSERT_TRUE(created.ok()) << created.error().message;
-    auto print = model::fingerprint_model(path);
-    ASSERT_TRUE(print.ok()) << print.error().message;
-    engine::router::VersionFacts facts{print->path,
-                                       print->sha256,
-                                       print->bytes,
-                                       print->architecture,
-                                       print->quantization,
-                                       print->chat_template_sha256,
-                                       expected};
-    ASSERT_TRUE(router_->add_version(name, std::move(created).value(), std::move(facts)).ok());
-  }
-  void start() {
-    services_.engine = router_.get();
-    services_.router = router_.get();
-    services_.admin_key = api::AdminKey::of(kKey);
-    routes_.emplace(api::make_router(services_));
-    http::ServerOptions options;
-    options.port = 0;
-    options.threads = 2;
-    server_.emplace(api::serve_routes_with(services_, options),
-                    [this](http::Request& r) { return routes_->dispatch(r); });
-    ASSERT_TRUE(server_->start().ok());
-  }
-  void TearDown() override {
-    if (server_) server_->stop();
-    router_->shutdown();
-  }
-  // The "model" of a completion's answer; `fields`: more of the body (",\"model\":\"v2\"").
-  std::string served_by(const std::string& fields, const Headers& headers = kJson) {
-    const HttpResult reply =
-        http_request(server_->port(), "POST", "/v1/completions",
-                     R"({"prompt":"Where is my parcel?","max_tokens":2)" + fields + "}", headers);
-    EXPECT_EQ(reply.status, 200) << reply.body;
-    if (reply.status != 200) return {};
-    return std::string(json::parse(reply.body).at("model").as_string());
-  }
-  HttpResult admin(const std::string& method, const std::string& target,
-                   const std::string& body = {}) {
-    return http_request(server_->port(), method, target, body, kAdmin);
-  }
-  // The 400's param for a PUT /admin/routes/default body.
-  std::string refused_field(const std::string& body) {
-    const HttpResult reply = admin("PUT", "/admin/routes/default", body);
-    EXPECT_EQ(reply.status, 400) << body << " -> " << reply.body;
-    if (reply.status != 400) return {};
-    const json::value error = json::parse(reply.body).at("error");  // a copy: parse's is gone
-    const json::value& param = error.at("param");
-    return param.is_string() ? std::string(param.as_string()) : std::string();
-  }
-
-  // In flight on `version`, as GET /admin/models says.
-  std::int64_t in_flight(const std::string& version) {
-    const HttpResult reply = admin("GET", "/admin/models");
-    const json::value body = json::parse(reply.body);
-    for (const json::value& v : body.at("versions").as_array()) {
-      if (v.at("name").as_string() == version) return v.at("in_flight").as_int64();
-    }
-    return -1;  // not there (unloaded)
-  }
-
-  obs::Registry registry_;
-  std::unique_ptr<engine::router::RouterEngine> router_;
-  api::Services services_;
-  std::optional<http::Router> routes_;
-  std::optional<http::Server> server_;
-};
+class ModelRouterTest : public testing::ModelRouterFixture {};
 
 TEST_F(ModelRouterTest, ModelsShowEachVersionsFile) {
   start();
@@ -264,24 +174,10 @@ TEST_F(ModelRouterTest, AVersionWithTheWrongSha256IsKeptOutOfTraffic) {
 }
 
 TEST_F(ModelRouterTest, UnloadingDrainsAStreamInFlightThenTheVersionIsGone) {
-  obs::faults::FaultInjector injector(obs::faults::FaultLimits{}, &registry_);
-  services_.faults = &injector;
   start();
-  // Each decode step of the stream 30 ms slower: 40 tokens take over a second.
-  ASSERT_EQ(admin("POST", "/admin/faults",
-                  R"({"stage":"decode","kind":"delay","delay_ms":30,"percent":100})")
-                .status,
-            201);
   EXPECT_EQ(admin("DELETE", "/admin/models/v1").status, 400);  // it still takes the traffic
   HttpResult stream;
-  std::thread client([&] {
-    stream = http_request(
-        server_->port(), "POST", "/v1/completions",
-        R"({"prompt":"Hello","max_tokens":40,"stream":true,"model":"v2","ignore_eos":true})",
-        kJson);
-  });
-  for (int i = 0; i < 1000 && in_flight("v2") < 1; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::thread client = long_stream("v2", stream);
   const HttpResult drained = admin("DELETE", "/admin/models/v2");
   ASSERT_EQ(drained.status, 202) << drained.body;
   EXPECT_EQ(json::parse(drained.body).at("in_flight").as_int64(), 1);
@@ -313,6 +209,61 @@ TEST_F(ModelRouterTest, UnloadingDrainsAStreamInFlightThenTheVersionIsGone) {
                                        R"({"prompt":"Hi","max_tokens":1,"model":"v2"})", kJson);
   EXPECT_EQ(gone.status, 404) << gone.body;
   EXPECT_EQ(served_by(""), "v1");
+}
+
+TEST_F(ModelRouterTest, ASlowCanaryIsRolledBackAutomatically) {
+  // As serve does with --auto-rollback, judging sooner: 10 requests on each side.
+  std::mutex mutex;
+  std::vector<std::string> alerts;  // guarded by mutex
+  engine::router::CanaryLimits limits;
+  limits.min_requests = 10;
+  router_->watch_canaries(limits, std::chrono::milliseconds(20),
+                          [&](const std::string& deployment, const std::string& verdict) {
+                            std::lock_guard lock(mutex);
+                            alerts.push_back(deployment + ": " + verdict);
+                          });
+  start();
+  ASSERT_EQ(admin("PUT", "/admin/routes/default", R"({"weights":{"v1":100}})").status, 200);
+  ASSERT_EQ(admin("PUT", "/admin/routes/default", R"({"weights":{"v1":90,"v2":10}})").status,
+            200);  // v1 stable (it had the most weight before), v2 the canary
+  // The canary made slow: a drill's prefill delay on the class "low", which only the requests
+  // sent to v2 here carry (v2's TTFT is timed from the router's submit, the delay included).
+  ASSERT_EQ(admin("POST", "/admin/faults",
+                  R"({"stage":"prefill","kind":"delay","delay_ms":2000,"class":"low"})")
+                .status,
+            201);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_EQ(served_by(R"(,"model":"v1")"), "v1");
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 4; ++c) {
+    clients.emplace_back([this] {
+      for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(served_by(R"(,"model":"v2","priority":"low")"), "v2");
+    });
+  }
+  for (std::thread& client : clients)
+    client.join();
+  json::value routes;
+  for (int i = 0; i < 1000; ++i) {  // the watch looks every 20 ms
+    routes = json::parse(admin("GET", "/admin/routes").body);
+    if (routes.at("deployments").at("default").at("weights").as_object().size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const json::object& weights = routes.at("deployments").at("default").at("weights").as_object();
+  ASSERT_EQ(weights.size(), 1u) << routes;  // back to {"v1": 100}
+  EXPECT_EQ(weights.at("v1").as_int64(), 100);
+  const json::array& history = routes.at("history").as_array();
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_EQ(history[2].at("action").as_string(), "rollback");
+  const std::string by(history[2].at("by").as_string());
+  EXPECT_EQ(by.rfind("automatic rollback: version 'v2' ttft_p99", 0), 0u) << by;
+  {
+    std::lock_guard lock(mutex);
+    ASSERT_EQ(alerts.size(), 1u);
+    EXPECT_EQ(alerts[0].rfind("default: version 'v2' ttft_p99", 0), 0u) << alerts[0];
+  }
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(served_by(""), "v1");
 }
 
 }  // namespace

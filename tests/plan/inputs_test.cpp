@@ -116,6 +116,9 @@ TEST(InputsTest, SupportdStats) {
   EXPECT_FALSE(idle->arrival_rate.has_value());
   EXPECT_FALSE(idle->service_time_s.has_value());
 
+  // Without a busy section (or with too little traffic in it) there is no curve.
+  EXPECT_TRUE(m->busy_rates.empty());
+
   auto older = load_from_supportd_stats(R"({"engine": {}, "classes": {}})", "u");
   ASSERT_FALSE(older.ok());
   EXPECT_EQ(older.error().code, ErrorCode::kUnsupported);
@@ -126,6 +129,38 @@ TEST(InputsTest, SupportdStats) {
       R"({"engine": {}, "classes": {}, "capacity": {"arrival_rate": "fast"}})", "u");
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.error().message.find("capacity.arrival_rate"), std::string::npos);
+}
+
+TEST(MeasuredLoad, TheBusyLevelsOfAServerBecomeItsServiceCurve) {
+  // Four slots; seen long enough with 1 and 3 in service, too briefly with 2, never with 4.
+  auto m = load_from_supportd_stats(
+      R"({"engine": {}, "classes": {}, "capacity": {"window_s": 60, "arrival_rate": 3,
+          "service_time_s": 0.5, "slots": 4,
+          "busy": [{"in_service": 1, "seconds": 10, "departures": 20},
+                   {"in_service": 2, "seconds": 0.5, "departures": 2},
+                   {"in_service": 3, "seconds": 20, "departures": 90}]}})",
+      "u");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->busy_rates.size(), 4u);
+  EXPECT_DOUBLE_EQ(m->busy_rates[0], 2.0);
+  EXPECT_DOUBLE_EQ(m->busy_rates[1], 3.25);  // between 2 and 4.5
+  EXPECT_DOUBLE_EQ(m->busy_rates[2], 4.5);
+  EXPECT_DOUBLE_EQ(m->busy_rates[3], 4.5);  // no gain assumed past what was seen
+  bool noted = false;
+  for (const std::string& note : m->notes)
+    noted = noted || note.find("k = 1, 3 measured") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  for (const char* busy : {R"("busy": 3)", R"("busy": [{"in_service": 0, "seconds": 1,
+                           "departures": 1}])",
+                           R"("busy": [{"seconds": 1, "departures": 1}])",
+                           R"("busy": [{"in_service": 1, "seconds": -1, "departures": 1}])"}) {
+    auto bad = load_from_supportd_stats(
+        std::string(R"({"engine": {}, "classes": {}, "capacity": {"slots": 2, )") + busy + "}}",
+        "u");
+    ASSERT_FALSE(bad.ok()) << busy;
+    EXPECT_NE(bad.error().message.find("capacity.busy"), std::string::npos) << busy;
+  }
 }
 
 }  // namespace

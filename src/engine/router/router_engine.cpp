@@ -1,14 +1,14 @@
-// The model-version router (see router_engine.h): the table of versions and deployments, the
-// pick on submit, and the per-version figures.
+// The model-version router (see router_engine.h): the table of versions and deployments, its
+// changes, and the pick on submit.
 #include "engine/router/router_engine.h"
 #include "engine/router/router_table.h"
+#include "engine/router/version_sink.h"
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include <fmt/format.h>
-
-#include "obs/histogram_quantile.h"
 
 namespace supportd::engine::router {
 namespace {
@@ -35,53 +35,6 @@ const char* version_state_name(VersionState state) {
   }
   return "unknown";
 }
-
-namespace {
-
-// Counts a request out of its version when it ends, and records its figures.
-class CountingSink final : public GenerationSink {
- public:
-  CountingSink(std::shared_ptr<GenerationSink> inner, std::shared_ptr<Figures> figures)
-      : inner_(std::move(inner)), figures_(std::move(figures)) {}
-
-  void on_version(std::string_view version) override { inner_->on_version(version); }
-  void on_text(std::string_view text) override {
-    // Timed from the router's submit, as the caller sees it (whatever delayed it).
-    if (!first_token_seen_) {
-      first_token_seen_ = true;
-      figures_->ttft_ms.observe(milliseconds_since(submitted_));
-    }
-    inner_->on_text(text);
-  }
-  void on_done(const Completion& completion) override {
-    if (completion.reason == FinishReason::kError) figures_->errors.fetch_add(1);
-    if (completion.reason == FinishReason::kDeadline) figures_->refusals.fetch_add(1);
-    figures_->e2e_ms.observe(milliseconds_since(submitted_));
-    inner_->on_done(completion);
-    figures_->in_flight.fetch_sub(1);  // after the answer's end: a drain waits for it
-  }
-
- private:
-  static double milliseconds_since(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  }
-
-  const std::shared_ptr<GenerationSink> inner_;
-  const std::shared_ptr<Figures> figures_;
-  const Clock::time_point submitted_ = Clock::now();
-  bool first_token_seen_ = false;  // the engine's thread alone reads and writes it
-};
-
-std::string describe(const Split& split) {
-  std::string text;
-  for (const Share& share : split.shares) {
-    if (!text.empty()) text += ", ";
-    text += fmt::format("{} {}%", share.version, share.weight);
-  }
-  return text + (split.sticky ? " (sticky)" : "");
-}
-
-}  // namespace
 
 RouterEngine::RouterEngine() : table_(std::make_shared<Table>()) {
   card_.id = std::string(kDefaultDeployment);
@@ -112,30 +65,44 @@ void RouterEngine::publish(std::shared_ptr<const Table> table) {
   // unloaded version, whose engine then frees its model.
 }
 
+Status check_new_version_name(const RouterEngine::Table& table, const std::string& name) {
+  if (name.empty()) return Error::invalid("a model version needs a name", "name");
+  if (table.versions.contains(name) || table.deployments.contains(name))
+    return Error::invalid(fmt::format("the name '{}' is already used", name), "name");
+  return {};
+}
+
+std::optional<std::string> sha256_mismatch(const VersionFacts& facts) {
+  if (facts.expected_sha256.empty() || facts.expected_sha256 == facts.sha256) return std::nullopt;
+  return fmt::format("SHA-256 mismatch: the configuration expects {}, {} has {}",
+                     facts.expected_sha256, facts.path, facts.sha256);
+}
+
+void describe_slot(RouterEngine::Slot& slot) {
+  slot.card = slot.engine->model();
+  slot.card.id = slot.name;
+  slot.card.sha256 = slot.facts.sha256;
+  slot.card.bytes = slot.facts.bytes;
+  slot.card.architecture = slot.facts.architecture;
+  slot.card.quantization = slot.facts.quantization;
+  slot.card.chat_template_sha256 = slot.facts.chat_template_sha256;
+}
+
 Status RouterEngine::add_version(const std::string& name, std::unique_ptr<Engine> engine,
                                  VersionFacts facts) {
   std::lock_guard change(change_mutex_);
   const auto current = table();
-  if (name.empty()) return Error::invalid("a model version needs a name", "name");
-  if (current->versions.contains(name) || current->deployments.contains(name))
-    return Error::invalid(fmt::format("the name '{}' is already used", name), "name");
+  if (Status named = check_new_version_name(*current, name); !named) return named;
   auto slot = std::make_shared<Slot>();
   slot->name = name;
   slot->index = current->by_index.size() + 1;
-  slot->card = engine->model();
-  slot->card.id = name;
-  slot->card.sha256 = facts.sha256;
-  slot->card.bytes = facts.bytes;
-  slot->card.architecture = facts.architecture;
-  slot->card.quantization = facts.quantization;
-  slot->card.chat_template_sha256 = facts.chat_template_sha256;
-  if (!facts.expected_sha256.empty() && facts.expected_sha256 != facts.sha256) {
+  if (auto mismatch = sha256_mismatch(facts)) {
     slot->state = VersionState::kFailed;
-    slot->reason = fmt::format("SHA-256 mismatch: the configuration expects {}, {} has {}",
-                               facts.expected_sha256, facts.path, facts.sha256);
+    slot->reason = std::move(*mismatch);
   }
   slot->facts = std::move(facts);
   slot->engine = std::move(engine);
+  describe_slot(*slot);
   auto next = std::make_shared<Table>(*current);
   next->versions.emplace(name, slot);
   next->by_index.push_back(slot);
@@ -181,9 +148,12 @@ Status RouterEngine::set_route(const std::string& deployment, Split split, const
     }
     slots.push_back(found->second);
   }
+  auto shadow = shadow_slot(*current, split);
+  if (!shadow) return shadow.error();
   auto next = std::make_shared<Table>(*current);
   Deployment& target = next->deployments[deployment];
-  RouteChange record{deployment, "set", target.split, split, who, unix_ms_now()};
+  RouteChange made{deployment, "set", target.split, split, who, unix_ms_now()};
+  target.shadow = std::move(shadow).value();
   if (!target.split.shares.empty()) target.past.push_back(target.split);
   target.split = std::move(split);
   target.slots = std::move(slots);
@@ -191,10 +161,7 @@ Status RouterEngine::set_route(const std::string& deployment, Split split, const
   for (const auto& slot : target.slots)
     target.at_set.push_back(sample_of(*slot));
   publish(std::move(next));
-  {
-    std::lock_guard lock(history_mutex_);
-    history_.push_back(std::move(record));
-  }
+  record(std::move(made));
   return {};
 }
 
@@ -224,9 +191,16 @@ Status RouterEngine::rollback(const std::string& deployment, const std::string& 
     }
     slots.push_back(version->second);
   }
+  auto shadow = shadow_slot(*current, previous);
+  if (!shadow) {
+    return Error::invalid(fmt::format("the earlier split of '{}' ({}) cannot be put back: {}",
+                                      deployment, describe(previous), shadow.error().message),
+                          "deployment");
+  }
   auto next = std::make_shared<Table>(*current);
   Deployment& target = next->deployments[deployment];
-  RouteChange record{deployment, "rollback", target.split, previous, who, unix_ms_now()};
+  RouteChange made{deployment, "rollback", target.split, previous, who, unix_ms_now()};
+  target.shadow = std::move(shadow).value();
   target.split = previous;
   target.slots = std::move(slots);
   target.at_set.clear();
@@ -234,11 +208,25 @@ Status RouterEngine::rollback(const std::string& deployment, const std::string& 
     target.at_set.push_back(sample_of(*slot));
   target.past.pop_back();
   publish(std::move(next));
+  record(std::move(made));
+  return {};
+}
+
+void RouterEngine::keep_history(std::vector<RouteChange> earlier, ChangeListener listener) {
+  std::lock_guard lock(history_mutex_);
+  earlier.insert(earlier.end(), history_.begin(), history_.end());
+  history_ = std::move(earlier);
+  change_listener_ = std::move(listener);
+}
+
+void RouterEngine::record(RouteChange change) {
+  ChangeListener listener;
   {
     std::lock_guard lock(history_mutex_);
-    history_.push_back(std::move(record));
+    history_.push_back(change);
+    listener = change_listener_;
   }
-  return {};
+  if (listener) listener(change);
 }
 
 Result<int> RouterEngine::unload(const std::string& name, std::chrono::milliseconds timeout) {
@@ -258,9 +246,20 @@ Result<int> RouterEngine::unload(const std::string& name, std::chrono::milliseco
                                 "name");
         }
       }
+      if (routed.split.shadow && routed.split.shadow->version == name) {
+        return Error::invalid(fmt::format("version '{}' is the shadow of deployment '{}': set "
+                                          "a split without it first (PUT /admin/routes/{})",
+                                          name, deployment, deployment),
+                              "name");
+      }
     }
     slot = found->second;
     VersionState expected = slot->state.load();
+    if (expected == VersionState::kLoading || expected == VersionState::kWarming) {
+      return Error::invalid(fmt::format("version '{}' is {}: wait until it is ready or failed",
+                                        name, version_state_name(expected)),
+                            "name");
+    }
     if (expected == VersionState::kDraining ||
         !slot->state.compare_exchange_strong(expected, VersionState::kDraining)) {
       return Error::invalid(fmt::format("version '{}' is draining already", name), "name");
@@ -281,69 +280,20 @@ void RouterEngine::finish_drain(std::stop_token stop, std::shared_ptr<Slot> slot
   const auto give_up = Clock::now() + timeout;
   while (slot->figures->in_flight.load() > 0 && Clock::now() < give_up && !stop.stop_requested())
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  slot->engine->shutdown();  // cancels what is left
+  if (slot->engine) slot->engine->shutdown();  // cancels what is left
   std::lock_guard change(change_mutex_);
   auto next = std::make_shared<Table>(*table());
   next->versions.erase(slot->name);
   next->by_index[slot->index - 1] = nullptr;  // its index is never reused
   for (auto& [name, deployment] : next->deployments) {
     std::erase_if(deployment.past, [&slot](const Split& split) {
-      return std::any_of(split.shares.begin(), split.shares.end(),
+      return (split.shadow && split.shadow->version == slot->name) ||
+             std::any_of(split.shares.begin(), split.shares.end(),
                          [&slot](const Share& share) { return share.version == slot->name; });
     });
   }
   publish(std::move(next));
   // The engine itself is freed with the last table that holds the slot.
-}
-
-std::vector<VersionView> RouterEngine::versions() const {
-  const auto current = table();
-  std::vector<VersionView> views;
-  for (const auto& slot : current->by_index) {
-    if (!slot) continue;  // unloaded
-    VersionView view;
-    view.name = slot->name;
-    view.card = slot->card;
-    view.facts = slot->facts;
-    view.state = slot->state.load();
-    view.card.state = version_state_name(view.state);
-    view.reason = slot->reason;
-    const Figures& figures = *slot->figures;
-    view.in_flight = figures.in_flight.load();
-    view.requests = figures.requests.load();
-    view.errors = figures.errors.load();
-    const auto ttft = figures.ttft_ms.snapshot();
-    view.ttft_p50_ms = obs::histogram_quantile(ttft, 0.5);
-    view.ttft_p99_ms = obs::histogram_quantile(ttft, 0.99);
-    view.e2e_p99_ms = obs::histogram_quantile(figures.e2e_ms.snapshot(), 0.99);
-    views.push_back(std::move(view));
-  }
-  return views;
-}
-
-std::map<std::string, Split> RouterEngine::routes() const {
-  std::map<std::string, Split> splits;
-  for (const auto& [name, deployment] : table()->deployments)
-    splits.emplace(name, deployment.split);
-  return splits;
-}
-
-std::vector<RouteChange> RouterEngine::history() const {
-  std::lock_guard lock(history_mutex_);
-  return history_;
-}
-
-std::vector<std::string> RouterEngine::problems() const {
-  std::vector<std::string> found;
-  const auto current = table();
-  for (const auto& slot : current->by_index) {
-    if (slot && slot->state.load() == VersionState::kFailed)
-      found.push_back(
-          fmt::format("model version '{}' is out of traffic: {}", slot->name, slot->reason));
-  }
-  if (!current->deployments.contains(kDefaultDeployment))
-    found.push_back("the deployment 'default' has no version that can take traffic");
-  return found;
 }
 
 const ModelCard& RouterEngine::model() const {
@@ -356,30 +306,13 @@ bool RouterEngine::knows_model(std::string_view name) const {
   return current->deployments.contains(name) || current->versions.contains(name);
 }
 
-std::vector<ModelCard> RouterEngine::models() const {
-  const auto current = table();
-  std::vector<ModelCard> cards;
-  for (const auto& [name, deployment] : current->deployments) {
-    ModelCard card = card_;
-    card.id = name;
-    card.description = "deployment: " + describe(deployment.split);
-    cards.push_back(std::move(card));
-  }
-  for (const auto& slot : current->by_index) {
-    if (!slot) continue;
-    ModelCard card = slot->card;
-    card.state = version_state_name(slot->state.load());
-    cards.push_back(std::move(card));
-  }
-  return cards;
-}
-
 Result<Engine::RequestId> RouterEngine::submit(GenerationRequest request,
                                                std::shared_ptr<GenerationSink> sink) {
   const auto current = table();
   const std::string_view name =
       request.model.empty() ? kDefaultDeployment : std::string_view(request.model);
   std::shared_ptr<Slot> slot;
+  std::shared_ptr<Slot> shadow;
   if (const auto deployment = current->deployments.find(name);
       deployment != current->deployments.end()) {
     const Deployment& chosen = deployment->second;
@@ -387,6 +320,10 @@ Result<Engine::RequestId> RouterEngine::submit(GenerationRequest request,
                                    ? routing_hash(request.routing_key)
                                    : scramble(counter_.fetch_add(1, std::memory_order_relaxed));
     slot = chosen.slots[pick_share(chosen.split, draw)];
+    if (chosen.shadow && chosen.shadow != slot &&
+        shadow_takes(*chosen.split.shadow,
+                     scramble(shadow_draws_.fetch_add(1, std::memory_order_relaxed))))
+      shadow = chosen.shadow;
   } else if (const auto version = current->versions.find(name);
              version != current->versions.end()) {
     slot = version->second;  // pinned
@@ -406,10 +343,19 @@ Result<Engine::RequestId> RouterEngine::submit(GenerationRequest request,
   sink->on_version(slot->name);
   Figures& figures = *slot->figures;
   figures.in_flight.fetch_add(1);
-  auto counting = std::make_shared<CountingSink>(std::move(sink), slot->figures);
+  // The copy is queued before production's submit, which moves the request; it starts later,
+  // on the shadow queue's thread.
+  auto pair = shadow ? offer_shadow(request, shadow) : nullptr;
+  auto counting = std::make_shared<VersionSink>(std::move(sink), slot->figures, std::move(pair));
   auto id = slot->engine->submit(std::move(request), std::move(counting));
   if (!id) {
     figures.in_flight.fetch_sub(1);
+    const ErrorCode code = id.error().code;
+    if (code == ErrorCode::kOverloaded || code == ErrorCode::kDeadline ||
+        code == ErrorCode::kUnavailable) {
+      figures.requests.fetch_add(1);  // refused: a request the version could not take
+      figures.refusals.fetch_add(1);
+    }
     return id.error();
   }
   figures.requests.fetch_add(1);
@@ -419,7 +365,9 @@ Result<Engine::RequestId> RouterEngine::submit(GenerationRequest request,
 void RouterEngine::cancel(RequestId id) {
   const auto current = table();
   const std::uint64_t index = id >> kIndexShift;
-  if (index == 0 || index > current->by_index.size() || !current->by_index[index - 1]) return;
+  if (index == 0 || index > current->by_index.size() || !current->by_index[index - 1] ||
+      !current->by_index[index - 1]->engine)
+    return;
   current->by_index[index - 1]->engine->cancel(id & kInnerMask);
 }
 
@@ -439,7 +387,7 @@ bool RouterEngine::ready() const {
 EngineStats RouterEngine::stats() const {
   EngineStats total;
   for (const auto& slot : table()->by_index) {
-    if (!slot) continue;
+    if (!slot || !slot->engine) continue;
     const EngineStats one = slot->engine->stats();
     total.running += one.running;
     total.waiting += one.waiting;
@@ -466,12 +414,13 @@ EngineStats RouterEngine::stats() const {
 }
 
 void RouterEngine::shutdown() {
+  shadows_.stop();  // no copy starts on an engine being shut down
   if (watch_.joinable() && watch_.get_id() != std::this_thread::get_id()) {
     watch_.request_stop();
     watch_.join();
   }
   for (const auto& slot : table()->by_index) {
-    if (slot) slot->engine->shutdown();
+    if (slot && slot->engine) slot->engine->shutdown();
   }
 }
 

@@ -1,10 +1,12 @@
 // The model-version router: an Engine made of named Engines (llama, upstream, remote), so the
 // API and the desk keep calling one Engine while an operator splits traffic between versions,
-// pins requests to one, and rolls a split back. A request names a deployment ("default" when
+// pins requests to one, copies a share of a deployment's requests to a shadow version
+// (shadow_queue.h), and rolls a split back. A request names a deployment ("default" when
 // it names nothing) or a version (pinned) in GenerationRequest::model; the deployment's split
 // picks the version with one hash of the routing key (sticky) or a counter; the sink learns
 // the version's name (GenerationSink::on_version) before any text. Per version: its file's
-// facts, its state, requests in flight, and latency and error figures.
+// facts, its state, requests in flight, latency, error and refusal figures, and what its
+// copies did as a shadow.
 //
 // Thread-safety: every method may be called from any thread. The versions and the splits are
 // an immutable table swapped whole under a mutex held only to copy or swap a pointer: submit
@@ -25,6 +27,7 @@
 
 #include "engine/engine.h"
 #include "engine/router/canary_check.h"
+#include "engine/router/shadow_queue.h"
 #include "engine/router/split.h"
 #include "obs/metrics.h"
 
@@ -48,6 +51,24 @@ struct VersionFacts {
 enum class VersionState { kLoading, kWarming, kReady, kDraining, kFailed };
 const char* version_state_name(VersionState state);
 
+// How load_version builds a version (the app makes one from serve's engine options).
+struct VersionLoader {
+  // The file's facts (model/fingerprint.h), with the SHA-256 the caller expects; runs first.
+  std::function<Result<VersionFacts>()> inspect;
+  // Loads the model and starts its engine, which warms up (a representative batch) before
+  // its ready() turns true.
+  std::function<Result<std::unique_ptr<Engine>>()> create;
+};
+
+// What POST /admin/models asks to load.
+struct VersionSpec {
+  std::string name;
+  std::string path;
+  std::string expected_sha256;  // empty: not checked
+  int parallel = 0;             // 0: serve's
+  int context_cells = 0;        // 0: serve's
+};
+
 // One version as GET /admin/models shows it.
 struct VersionView {
   std::string name;
@@ -56,11 +77,18 @@ struct VersionView {
   VersionState state = VersionState::kReady;
   std::string reason;  // why it is failed
   int in_flight = 0;
-  std::int64_t requests = 0;  // submitted to it
+  std::int64_t requests = 0;  // given to it
   std::int64_t errors = 0;    // ended with kError
+  std::int64_t refusals = 0;  // refused at submit (queue full ...) or by their deadline
   double ttft_p50_ms = 0;
   double ttft_p99_ms = 0;
+  double itl_p50_ms = 0;  // between two pieces of text
+  double itl_p99_ms = 0;
+  double e2e_p50_ms = 0;
   double e2e_p99_ms = 0;
+  double load_ms = 0;    // loaded at run time: checking the file and loading the model
+  double warmup_ms = 0;  // loaded at run time: the warm-up and the check request
+  ShadowSummary shadow;  // its copies as a shadow (all 0 when it never was one)
 };
 
 // One change of a deployment's split, as the route history keeps it.
@@ -85,9 +113,20 @@ class RouterEngine final : public Engine {
   // or a deployment).
   Status add_version(const std::string& name, std::unique_ptr<Engine> engine, VersionFacts facts);
 
-  // Sets `deployment`'s split (creating the deployment). Errors (kInvalidArgument, the field
-  // as param): check_split's, a version that does not exist ("weights.NAME"), one that is not
-  // ready, a deployment named like a version ("deployment").
+  // Loads `name` in the background, on a thread of the router: state loading while
+  // loader.inspect checks the file and loader.create loads it, warming while its engine warms
+  // up and then answers one check request, ready after (the warm-up's time in
+  // VersionView::warmup_ms); failed, with the reason, when a step fails, the engine does not
+  // become ready within `warmup_timeout`, or the file's SHA-256 is not the expected one. The
+  // version takes no request, pinned or split, before ready; other versions' streams are not
+  // touched. Errors (kInvalidArgument, param "name"): as add_version's.
+  Status load_version(const std::string& name, const std::string& path, VersionLoader loader,
+                      std::chrono::milliseconds warmup_timeout = std::chrono::minutes(10));
+
+  // Sets `deployment`'s split (creating the deployment), its shadow too (none when the split
+  // has none). Errors (kInvalidArgument, the field as param): check_split's, a version that
+  // does not exist ("weights.NAME", "shadow.version"), one that is not ready, a deployment
+  // named like a version ("deployment").
   Status set_route(const std::string& deployment, Split split, const std::string& who);
   // Puts back the split `deployment` had before its last change, at once. Errors: kNotFound
   // for an unknown deployment; kInvalidArgument (param "deployment") when it has no earlier
@@ -98,8 +137,9 @@ class RouterEngine final : public Engine {
   // request (state draining); its requests in flight get up to `timeout` to finish, then the
   // rest are cancelled, its engine is shut down and the version is gone. Returns the requests
   // in flight when the drain began. Errors: kNotFound (param "name") for an unknown version;
-  // kInvalidArgument (param "name") while a deployment still gives it traffic (move the
-  // traffic first) or when it is draining already.
+  // kInvalidArgument (param "name") while a deployment still gives it traffic or shadows onto
+  // it (move the traffic first), while it is loading or warming, or when it is draining
+  // already.
   Result<int> unload(const std::string& name, std::chrono::milliseconds timeout);
 
   // Automatic rollback: every `interval`, on a thread of its own, check_canaries(limits);
@@ -114,6 +154,18 @@ class RouterEngine final : public Engine {
   // rolls the deployment back, by "automatic rollback: VERDICT". Returns (deployment, verdict)
   // for each rollback made.
   std::vector<std::pair<std::string, std::string>> check_canaries(const CanaryLimits& limits);
+
+  // Shadow copies: the queue's bounds, and a hook run on its thread before each copy is
+  // submitted (a drill's faults; false refuses the copy). Defaults: ShadowLimits{}, no hook.
+  void configure_shadows(ShadowLimits limits, ShadowQueue::Prepare prepare);
+  const ShadowQueue& shadows() const { return shadows_; }
+
+  // The route history kept elsewhere (a store, so it survives a restart): `earlier` (oldest
+  // first) comes before this run's changes in history(); `listener` is told of each change
+  // once made, on the thread that made it (an admin request, the canary watch). Call once,
+  // before traffic.
+  using ChangeListener = std::function<void(const RouteChange&)>;
+  void keep_history(std::vector<RouteChange> earlier, ChangeListener listener);
 
   std::vector<VersionView> versions() const;
   std::map<std::string, Split> routes() const;
@@ -134,7 +186,7 @@ class RouterEngine final : public Engine {
   void cancel(RequestId id) override;
   bool ready() const override;         // the deployment "default" has a ready version
   EngineStats stats() const override;  // summed over the versions
-  void shutdown() override;
+  void shutdown() override;            // the shadow queue first, then every version
 
   struct Slot;   // one version (router_engine.cpp)
   struct Table;  // versions and deployments, swapped whole
@@ -142,21 +194,41 @@ class RouterEngine final : public Engine {
  private:
   std::shared_ptr<const Table> table() const;
   void publish(std::shared_ptr<const Table> table);  // REQUIRES: change_mutex_ held
+  // The slot of `split`'s shadow in `table` (null without one). Errors (kInvalidArgument,
+  // param "shadow.version"): no such version, or one not ready. (router_shadow.cpp)
+  Result<std::shared_ptr<Slot>> shadow_slot(const Table& table, const Split& split) const;
+  // A copy of `request` offered to the shadow queue for `shadow`; the pair production's sink
+  // must feed, or null when the copy was dropped. (router_shadow.cpp)
+  std::shared_ptr<AnswerPair> offer_shadow(const GenerationRequest& request,
+                                           const std::shared_ptr<Slot>& shadow);
   // The end of unload(): waits for `slot`'s requests (or the timeout or a stop), shuts its
   // engine down and takes it out of the table.
   void finish_drain(std::stop_token stop, std::shared_ptr<Slot> slot,
                     std::chrono::milliseconds timeout);
+  // The rest of load_version, on its thread (version_loading.cpp).
+  void finish_load(std::stop_token stop, std::shared_ptr<Slot> placeholder, VersionLoader loader,
+                   std::chrono::milliseconds warmup_timeout);
+  // Adds `change` to the history and tells the listener (outside the history's lock; under
+  // change_mutex_, so a store sees the changes in their order).
+  void record(RouteChange change);
+  // Puts `next` where `previous` (a slot of the same name and index) is, in the versions and
+  // in any deployment that holds it.
+  void replace_slot(const std::shared_ptr<Slot>& previous, std::shared_ptr<Slot> next);
 
   mutable std::mutex table_mutex_;  // guards table_ (the pointer only)
   std::shared_ptr<const Table> table_;
   std::mutex change_mutex_;  // one change at a time (add, set, rollback)
   mutable std::mutex history_mutex_;
-  std::vector<RouteChange> history_;       // guarded by history_mutex_
-  std::atomic<std::uint64_t> counter_{0};  // draws of the requests without a routing key
+  std::vector<RouteChange> history_;            // guarded by history_mutex_
+  ChangeListener change_listener_;              // guarded by history_mutex_
+  std::atomic<std::uint64_t> counter_{0};       // draws of the requests without a routing key
+  std::atomic<std::uint64_t> shadow_draws_{0};  // draws of the requests a shadow may copy
+  ShadowQueue shadows_;
   std::mutex drains_mutex_;
-  std::vector<std::jthread> drains_;  // guarded by drains_mutex_; joined by the destructor
-  std::jthread watch_;                // the canary watch, when started
-  ModelCard card_;                    // set while the first versions are added
+  std::vector<std::jthread>
+      drains_;          // and loads; guarded by drains_mutex_; joined by the destructor
+  std::jthread watch_;  // the canary watch, when started
+  ModelCard card_;      // set while the first versions are added
 };
 
 }  // namespace supportd::engine::router

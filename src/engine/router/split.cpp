@@ -1,6 +1,10 @@
 // A deployment's traffic split: its checks and its pick (see split.h).
 #include "engine/router/split.h"
 
+#include <charconv>
+#include <optional>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "core/hash.h"
@@ -30,6 +34,12 @@ Status check_split(const Split& split) {
     return Error::invalid(fmt::format("'weights' must add up to 100 (they add up to {})", total),
                           "weights");
   }
+  if (split.shadow) {
+    if (split.shadow->version.empty())
+      return Error::invalid("'shadow.version' must name a model version", "shadow.version");
+    if (split.shadow->percent < 0 || split.shadow->percent > 100)
+      return Error::invalid("'shadow.percent' must be from 0 to 100", "shadow.percent");
+  }
   return {};
 }
 
@@ -41,6 +51,88 @@ std::size_t pick_share(const Split& split, std::uint64_t draw) {
     if (point < cumulative) return i;
   }
   return split.shares.size() - 1;
+}
+
+std::string describe(const Split& split) {
+  std::string text;
+  for (const Share& share : split.shares) {
+    if (!text.empty()) text += ", ";
+    text += fmt::format("{} {}%", share.version, share.weight);
+  }
+  if (split.shadow)
+    text += fmt::format("; shadow {} {}%", split.shadow->version, split.shadow->percent);
+  return text + (split.sticky ? " (sticky)" : "");
+}
+
+std::string encode_split(const Split& split) {
+  if (split.shares.empty()) return {};
+  std::string text;
+  for (const Share& share : split.shares)
+    text += fmt::format("{}{}={}", text.empty() ? "" : ",", share.version, share.weight);
+  text += split.sticky ? ";sticky=1" : ";sticky=0";
+  if (split.shadow)
+    text += fmt::format(";shadow={}:{}", split.shadow->version, split.shadow->percent);
+  return text;
+}
+
+namespace {
+
+// `text` as a whole number, or nothing.
+std::optional<int> whole_number(std::string_view text) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// `text` cut at each `separator`.
+std::vector<std::string_view> cut(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t at = text.find(separator, start);
+    parts.push_back(text.substr(start, at == std::string_view::npos ? at : at - start));
+    if (at == std::string_view::npos) return parts;
+    start = at + 1;
+  }
+}
+
+}  // namespace
+
+Result<Split> decode_split(std::string_view text) {
+  Split split;
+  if (text.empty()) return split;
+  const auto bad = [text] {
+    return Error::make(ErrorCode::kCorrupt, fmt::format("not a stored split: '{}'", text));
+  };
+  const std::vector<std::string_view> sections = cut(text, ';');
+  for (std::string_view share : cut(sections[0], ',')) {
+    const auto equals = share.rfind('=');
+    if (equals == std::string_view::npos) return bad();
+    const auto weight = whole_number(share.substr(equals + 1));
+    if (!weight) return bad();
+    split.shares.push_back({std::string(share.substr(0, equals)), *weight});
+  }
+  for (std::size_t i = 1; i < sections.size(); ++i) {
+    const std::string_view section = sections[i];
+    if (section == "sticky=1" || section == "sticky=0") {
+      split.sticky = section == "sticky=1";
+    } else if (section.starts_with("shadow=")) {
+      const std::string_view shadow = section.substr(7);
+      const auto colon = shadow.rfind(':');
+      if (colon == std::string_view::npos) return bad();
+      const auto percent = whole_number(shadow.substr(colon + 1));
+      if (!percent) return bad();
+      split.shadow = Shadow{std::string(shadow.substr(0, colon)), *percent};
+    } else {
+      return bad();
+    }
+  }
+  return split;
+}
+
+bool shadow_takes(const Shadow& shadow, std::uint64_t draw) {
+  return static_cast<int>(draw % 100) < shadow.percent;
 }
 
 std::uint64_t routing_hash(std::string_view key) {

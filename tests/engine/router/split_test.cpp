@@ -1,6 +1,7 @@
 // The router's traffic split without a model: a split's checks name the field at fault; the
 // pick spreads distinct routing keys over the versions within a tolerance of their weights;
-// one key always lands on one version; a weight of 0 is never picked.
+// one key always lands on one version; a weight of 0 is never picked; a shadow's checks and
+// its share of draws.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -38,6 +39,49 @@ TEST(SplitTest, RefusesWhatCannotBeASplitNamingTheField) {
   EXPECT_EQ(twice.error().param, "weights.a");
 
   EXPECT_EQ(check_split(split_of({})).error().param, "weights");
+}
+
+TEST(SplitTest, RefusesABadShadowNamingTheField) {
+  Split split = split_of({{"a", 100}});
+  split.shadow = Shadow{"b", 10};
+  EXPECT_TRUE(check_split(split).ok());
+  split.shadow = Shadow{"b", 101};
+  EXPECT_EQ(check_split(split).error().param, "shadow.percent");
+  split.shadow = Shadow{"b", -1};
+  EXPECT_EQ(check_split(split).error().param, "shadow.percent");
+  split.shadow = Shadow{"", 10};
+  EXPECT_EQ(check_split(split).error().param, "shadow.version");
+}
+
+TEST(SplitTest, AStoredSplitReadsBackWhole) {
+  Split split = split_of({{"v1.2", 95}, {"canary_3", 5}});
+  split.sticky = false;
+  split.shadow = Shadow{"next-4", 20};
+  const std::string text = encode_split(split);
+  EXPECT_EQ(text, "v1.2=95,canary_3=5;sticky=0;shadow=next-4:20");
+  auto back = decode_split(text);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(encode_split(*back), text);
+  EXPECT_FALSE(back->sticky);
+  ASSERT_TRUE(back->shadow.has_value());
+  EXPECT_EQ(back->shadow->percent, 20);
+  EXPECT_TRUE(decode_split("")->shares.empty());
+  EXPECT_EQ(encode_split(Split{}), "");
+  for (const char* bad : {"v1", "v1=x;sticky=1", "v1=100;colour=red", "v1=100;shadow=v2"})
+    EXPECT_FALSE(decode_split(bad).ok()) << bad;
+}
+
+TEST(SplitTest, AShadowTakesItsPercentOfDrawsAndIsDescribed) {
+  const Shadow tenth{"b", 10};
+  int taken = 0;
+  for (std::uint64_t i = 0; i < 10000; ++i)
+    taken += shadow_takes(tenth, scramble(i)) ? 1 : 0;
+  EXPECT_NEAR(taken, 1000, 150);
+  EXPECT_FALSE(shadow_takes(Shadow{"b", 0}, 0));
+  EXPECT_TRUE(shadow_takes(Shadow{"b", 100}, 99));
+  Split split = split_of({{"a", 95}, {"c", 5}});
+  split.shadow = tenth;
+  EXPECT_EQ(describe(split), "a 95%, c 5%; shadow b 10% (sticky)");
 }
 
 TEST(SplitTest, DistinctKeysSpreadWithinToleranceOfTheWeights) {

@@ -1,0 +1,50 @@
+// The router's shadow traffic (see router_engine.h and shadow_queue.h): which version a split
+// shadows onto, and the copy of a request offered to the shadow queue.
+#include <fmt/format.h>
+
+#include "engine/router/router_engine.h"
+#include "engine/router/router_table.h"
+
+namespace supportd::engine::router {
+
+void RouterEngine::configure_shadows(ShadowLimits limits, ShadowQueue::Prepare prepare) {
+  shadows_.configure(limits, std::move(prepare));
+}
+
+Result<std::shared_ptr<RouterEngine::Slot>> RouterEngine::shadow_slot(const Table& table,
+                                                                      const Split& split) const {
+  if (!split.shadow) return std::shared_ptr<Slot>();
+  const std::string& name = split.shadow->version;
+  const auto found = table.versions.find(name);
+  if (found == table.versions.end())
+    return Error::invalid(fmt::format("no model version '{}' to shadow onto", name),
+                          "shadow.version");
+  const Slot& slot = *found->second;
+  if (split.shadow->percent > 0 && slot.state.load() != VersionState::kReady) {
+    return Error::invalid(fmt::format("version '{}' is {}{}{}: it cannot take shadow traffic", name,
+                                      version_state_name(slot.state.load()),
+                                      slot.reason.empty() ? "" : ": ", slot.reason),
+                          "shadow.version");
+  }
+  return found->second;
+}
+
+std::shared_ptr<AnswerPair> RouterEngine::offer_shadow(const GenerationRequest& request,
+                                                       const std::shared_ptr<Slot>& shadow) {
+  if (shadow->state.load() != VersionState::kReady) return nullptr;  // draining since the split
+  ShadowCopy copy;
+  copy.request = request;
+  copy.request.id += "-shadow";
+  copy.request.priority = Priority::kLow;  // the lowest class: real requests go first
+  copy.request.deadline.reset();           // no promise to keep: never refused for one
+  copy.request.injected = {};              // production's drill faults are production's
+  copy.request.model.clear();
+  copy.engine = std::shared_ptr<Engine>(shadow, shadow->engine.get());  // keeps the slot alive
+  copy.figures = shadow->shadow_figures;
+  copy.pair = std::make_shared<AnswerPair>(shadow->shadow_figures);
+  auto pair = copy.pair;
+  if (!shadows_.offer(std::move(copy))) return nullptr;
+  return pair;
+}
+
+}  // namespace supportd::engine::router
