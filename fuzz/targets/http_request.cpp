@@ -7,13 +7,8 @@
 // OpenAI requests); an upgrade to a WebSocket hands the rest of the input to Beast's framing
 // and the desk socket's message decoding. Whatever the bytes, the server must answer with
 // HTTP/1.1 responses (or nothing) and close within the limits, never crash or hang.
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <boost/json.hpp>
 
-#include <cstring>
 #include <memory>
 #include <string>
 
@@ -24,27 +19,11 @@
 #include "http/reply_stream.h"
 #include "http/router.h"
 #include "http/server.h"
+#include "loopback_client.h"
 
 using namespace supportd;
 
 namespace {
-
-// The desk socket's decoding, answering each message as the customer socket would.
-class SocketEcho final : public http::WebSocketHandler {
- public:
-  void on_open(std::shared_ptr<http::WebSocketPeer> peer) override { peer_ = std::move(peer); }
-  void on_message(std::string_view text) override {
-    const api::SocketMessage message = api::decode_socket_message(text);
-    if (message.kind == api::SocketMessage::Kind::kPing) peer_->send(R"({"type":"pong"})");
-    if (message.kind == api::SocketMessage::Kind::kRefused) peer_->close(message.text);
-    if (message.kind == api::SocketMessage::Kind::kAsk)
-      peer_->send(boost::json::serialize(boost::json::object{{"text", message.text}}));
-  }
-  void on_close() override { peer_.reset(); }
-
- private:
-  std::shared_ptr<http::WebSocketPeer> peer_;
-};
 
 template <typename T>
 http::Response answer(const Result<T>& result) {
@@ -86,7 +65,7 @@ http::Router make_router(const http::CrossOrigin& cors) {
   });
   router.add("GET", "/v1/ws", [](http::Request& request) {
     if (!request.websocket_upgrade) return http::error_response(426, "upgrade", "invalid");
-    return http::Response::upgrade(std::make_shared<SocketEcho>());
+    return http::Response::upgrade(std::make_shared<fuzz::SocketEcho>());
   });
   return router;
 }
@@ -119,30 +98,10 @@ struct Fixture {
 
 // Sends `bytes`, half-closes, and returns everything the server sent until it closed.
 std::string exchange(std::uint16_t port, std::string_view bytes) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  fuzz::require(fd >= 0, "a client socket opens");
-  timeval timeout{10, 0};  // far past the server's own timeouts: a hang is a failure
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  fuzz::require(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0,
-                "the client connects");
-  for (std::size_t sent = 0; sent < bytes.size();) {
-    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;  // the server closed early (it refused the request): fine
-    sent += static_cast<std::size_t>(n);
-  }
+  const int fd = fuzz::connect_loopback(port);
+  fuzz::send_all(fd, bytes);
   ::shutdown(fd, SHUT_WR);
-  std::string received;
-  char buffer[16384];
-  for (;;) {
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n < 0) fuzz::require(errno == ECONNRESET, "the server closes within its timeouts");
-    if (n <= 0) break;
-    received.append(buffer, static_cast<std::size_t>(n));
-  }
+  std::string received = fuzz::receive_until_closed(fd);
   ::close(fd);
   return received;
 }

@@ -18,18 +18,19 @@ Access::Access(std::vector<ApiKey> keys, std::unique_ptr<store::SharedRateLimite
     if (k.tenant.empty()) k.tenant = "default";
     if (k.limit.burst_requests <= 0)
       k.limit.burst_requests = std::max(1.0, k.limit.requests_per_second);
-    limiter_.set_limit(k.key, k.limit);
-    keys_.emplace(k.key, std::move(k));
+    const std::string name = k.digest.name();
+    limiter_.set_limit(name, k.limit);
+    keys_.emplace(name, std::move(k));
   }
 }
 
 Result<Caller> Access::identify(const http::Request& request) const {
-  std::string key;
+  std::string_view key;
   const std::string_view authorization = request.header("authorization");
   if (authorization.size() > 7 && http::lower_case(authorization.substr(0, 7)) == "bearer ") {
-    key = std::string(trim(authorization.substr(7)));
-  } else if (!request.header("x-api-key").empty()) {
-    key = std::string(request.header("x-api-key"));
+    key = trim(authorization.substr(7));
+  } else {
+    key = request.header("x-api-key");
   }
   if (keys_.empty()) {
     tag_tenant(Caller{}.tenant);
@@ -39,10 +40,27 @@ Result<Caller> Access::identify(const http::Request& request) const {
     return Error{
         ErrorCode::kUnauthenticated, "an API key is required (Authorization: Bearer <key>)", {}, 0};
   }
-  auto it = keys_.find(key);
-  if (it == keys_.end()) return Error{ErrorCode::kUnauthenticated, "invalid API key", {}, 0};
-  tag_tenant(it->second.tenant);
-  return Caller{it->second.key, it->second.tenant, it->second.priority};
+  // Every configured digest is compared, in constant time each, whichever matches.
+  const KeyDigest sent = KeyDigest::of(key);
+  const ApiKey* found = nullptr;
+  for (const auto& [name, configured] : keys_) {
+    if (configured.digest.matches(sent) && found == nullptr) found = &configured;
+  }
+  if (found == nullptr) return Error{ErrorCode::kUnauthenticated, "invalid API key", {}, 0};
+  tag_tenant(found->tenant);
+  return Caller{found->digest.name(), found->tenant, found->priority, found->role};
+}
+
+Result<Caller> Access::identify_agent(const http::Request& request) const {
+  auto caller = identify(request);
+  if (caller && caller->role != KeyRole::kAgent) {
+    // Answered 403 permission_denied (errors.cpp), not 401: the key is known.
+    return Error{ErrorCode::kUnauthenticated,
+                 "this route is the agent console's: it needs an agent key (role = \"agent\" in "
+                 "[[api_keys]]), not a customer key",
+                 "role", 0};
+  }
+  return caller;
 }
 
 void Access::note_shared(bool answered) {
@@ -104,6 +122,13 @@ Result<std::string> tenant_of(const Access* access, const http::Request& request
     return Caller{}.tenant;
   }
   auto caller = access->identify(request);
+  if (!caller) return caller.error();
+  return caller->tenant;
+}
+
+Result<std::string> agent_tenant_of(const Access* access, const http::Request& request) {
+  if (access == nullptr) return tenant_of(access, request);
+  auto caller = access->identify_agent(request);
   if (!caller) return caller.error();
   return caller->tenant;
 }

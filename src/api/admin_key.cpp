@@ -39,7 +39,7 @@ bool equal_in_constant_time(std::string_view a, std::string_view b) {
 }
 
 bool is_admin_path(std::string_view path) {
-  return path == "/admin" || path.starts_with("/admin/");
+  return path == "/admin" || path.starts_with("/admin/") || path.starts_with("/v1/admin/");
 }
 
 Result<AdminKey> AdminKey::read(const std::string& file) {

@@ -50,7 +50,7 @@ class AdminKey {
 // they first differ).
 bool equal_in_constant_time(std::string_view a, std::string_view b);
 
-// True for the paths of the admin routes ("/admin" and below): never labelled for other sites.
+// True for admin paths ("/admin" and below, "/v1/admin/..."): never labelled for other sites.
 bool is_admin_path(std::string_view path);
 
 }  // namespace supportd::api

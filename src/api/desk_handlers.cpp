@@ -40,10 +40,13 @@ struct Call {
   std::string tenant;
 };
 
-Result<Call> begin(Services& services, const http::Request& request) {
+// Who may call: a customer's key, or for the agent routes (`role` kAgent) an agent's.
+Result<Call> begin(Services& services, const http::Request& request,
+                   KeyRole role = KeyRole::kCustomer) {
   if (services.desk == nullptr)
     return Error::make(ErrorCode::kNotFound, "the desk is not enabled on this server");
-  auto tenant = tenant_of(services.access, request);
+  auto tenant = role == KeyRole::kAgent ? agent_tenant_of(services.access, request)
+                                        : tenant_of(services.access, request);
   if (!tenant) return tenant.error();
   return Call{services.desk, *tenant};
 }
@@ -135,7 +138,7 @@ http::Response post_answer(Services& services, http::Request& request) {
 }
 
 http::Response agent_list(Services& services, http::Request& request) {
-  auto call = begin(services, request);
+  auto call = begin(services, request, KeyRole::kAgent);
   if (!call) return error_response(call.error());
   if (const auto state = request.query_param("state"); state && *state != "waiting") {
     return error_response(Error::invalid(
@@ -152,13 +155,13 @@ http::Response agent_list(Services& services, http::Request& request) {
 }
 
 http::Response agent_conversation(Services& services, http::Request& request) {
-  auto call = begin(services, request);
+  auto call = begin(services, request, KeyRole::kAgent);
   if (!call) return error_response(call.error());
   return history_response(call->desk->history(call->tenant, session_param(request), 200, 0));
 }
 
 http::Response agent_action(Services& services, http::Request& request, const std::string& action) {
-  auto call = begin(services, request);
+  auto call = begin(services, request, KeyRole::kAgent);
   if (!call) return error_response(call.error());
   auto body = decode_agent_body(request.body, action, request.header("x-agent"));
   if (!body) return error_response(body.error());
@@ -187,14 +190,17 @@ http::Response agent_action(Services& services, http::Request& request, const st
   return http::Response::json(200, json::serialize(conversation_json(*changed)));
 }
 
-http::Response reload_knowledge(Services& services, http::Request& request) {
-  auto call = begin(services, request);
-  if (!call) return error_response(call.error());
-  auto reloaded = call->desk->reload_knowledge();
+http::Response reload_knowledge(Services& services, http::Request&) {
+  // Behind the admin key (routes.cpp): the knowledge base is every tenant's, not a caller's.
+  if (services.desk == nullptr) {
+    return error_response(
+        Error::make(ErrorCode::kNotFound, "the desk is not enabled on this server"));
+  }
+  auto reloaded = services.desk->reload_knowledge();
   if (!reloaded) return error_response(reloaded.error());
   return http::Response::json(
       200, json::serialize(json::object{{"reloaded", *reloaded},
-                                        {"version", call->desk->knowledge_version()}}));
+                                        {"version", services.desk->knowledge_version()}}));
 }
 
 }  // namespace supportd::api

@@ -135,7 +135,7 @@ http::Response customer_socket(Services& services, http::Request& request) {
 http::Response agent_socket(Services& services, http::Request& request) {
   if (services.desk == nullptr)
     return error_response(Error::make(ErrorCode::kNotFound, "the desk is not enabled"));
-  auto tenant = tenant_of(services.access, request);
+  auto tenant = agent_tenant_of(services.access, request);
   if (!tenant) return error_response(tenant.error());
   if (!request.websocket_upgrade) {
     return http::error_response(426, "connect with a WebSocket", "invalid_request_error",

@@ -38,6 +38,12 @@ http::Response error_response(const Error& error) {
   if (error.code == ErrorCode::kOverloaded) code = "queue_full";
   if (error.code == ErrorCode::kRateLimited) code = "rate_limit_exceeded";
   if (error.code == ErrorCode::kUnauthenticated) code = "invalid_api_key";
+  // Known credentials that do not allow this (a customer key on an agent route).
+  const bool forbidden = error.code == ErrorCode::kUnauthenticated && error.param == "role";
+  if (forbidden) {
+    return http::error_response(403, error.message, "invalid_request_error", "permission_denied",
+                                error.param);
+  }
   http::Response response = http::error_response(status, error.message, type, code, error.param);
   if (status == 401) response.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"supportd\"");
   if (error.retry_after_s > 0)

@@ -35,7 +35,8 @@ std::string_view client_address(std::string_view remote) {
 
 class TracedRequest final : public http::RequestWatch {
  public:
-  TracedRequest(trace::Tracer& tracer, const http::Request& request) : request_(request) {
+  TracedRequest(trace::Tracer& tracer, const http::Request& request, const std::string& scheme)
+      : request_(request), scheme_(scheme) {
     // Two traceparent headers are as good as none (W3C: restart the trace).
     std::string_view parent;
     int parents = 0;
@@ -74,7 +75,7 @@ class TracedRequest final : public http::RequestWatch {
     root_.attributes.reserve(kRootAttributes);
     root_.set("http.request.method", request_.method);
     root_.set("url.path", request_.path);
-    root_.set("url.scheme", "http");
+    root_.set("url.scheme", scheme_);
     if (const std::size_t space = route.find(' '); space != std::string::npos)
       root_.set("http.route", std::string_view(route).substr(space + 1));
     root_.set("network.protocol.version", "1.1");
@@ -111,6 +112,7 @@ class TracedRequest final : public http::RequestWatch {
 
  private:
   const http::Request& request_;
+  const std::string scheme_;  // url.scheme: "http" or "https"
   std::shared_ptr<trace::RequestTrace> trace_;
   trace::SpanRecord root_;
   std::optional<trace::Scope> scope_;
@@ -119,9 +121,10 @@ class TracedRequest final : public http::RequestWatch {
 
 }  // namespace
 
-http::RequestWatcher make_request_watcher(trace::Tracer& tracer) {
-  return [&tracer](http::Request& request) -> std::unique_ptr<http::RequestWatch> {
-    return std::make_unique<TracedRequest>(tracer, request);
+http::RequestWatcher make_request_watcher(trace::Tracer& tracer, std::string scheme) {
+  return [&tracer, scheme = std::move(scheme)](
+             http::Request& request) -> std::unique_ptr<http::RequestWatch> {
+    return std::make_unique<TracedRequest>(tracer, request, scheme);
   };
 }
 

@@ -18,8 +18,9 @@ class Tracer;
 
 namespace supportd::api {
 
-// What the HTTP server calls for each request. REQUIRES: `tracer` outlives the server.
-http::RequestWatcher make_request_watcher(obs::trace::Tracer& tracer);
+// What the HTTP server calls for each request; `scheme`: "http", or "https" for a server that
+// speaks TLS (url.scheme). REQUIRES: `tracer` outlives the server.
+http::RequestWatcher make_request_watcher(obs::trace::Tracer& tracer, std::string scheme = "http");
 
 // Router::on_match: names the current request's trace after its route.
 void name_route(const http::Request& request, const std::string& pattern);

@@ -71,7 +71,8 @@ http::Router make_router(Services& s) {
         [&s, action](http::Request& r) { return agent_action(s, r, action); });
   }
   own("GET", "/v1/agent/ws", bind(agent_socket));
-  own("POST", "/v1/admin/kb/reload", bind(reload_knowledge));
+  // Every tenant's knowledge base: the operator's, behind the admin key.
+  admin("POST", "/v1/admin/kb/reload", reload_knowledge);
   // Operations.
   own("GET", "/v1/stats", bind(stats));
   own("GET", "/metrics", bind(metrics));
@@ -130,7 +131,10 @@ http::ServerOptions serve_routes_with(const Services& services, http::ServerOpti
     if (is_admin_path(request.path)) return;
     cross_origin.label_error(request, response);
   };
-  if (services.tracer != nullptr) options.watch = make_request_watcher(*services.tracer);
+  if (services.tracer != nullptr) {
+    options.watch =
+        make_request_watcher(*services.tracer, options.tls.enabled() ? "https" : "http");
+  }
   return options;
 }
 

@@ -20,6 +20,11 @@ struct Page {
   std::string etag;  // quoted, strong: a hash of the content
 };
 
+// The Content-Security-Policy of every page (tests/e2e/web_csp.test.mjs runs them under it).
+constexpr const char* kPagePolicy =
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+
 std::string_view extension(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   const std::size_t dot = path.rfind('.');
@@ -117,13 +122,10 @@ http::Response serve_static(http::Request& request) {
     // Loaded by other sites' pages with a script tag.
     response.headers.emplace_back("Cross-Origin-Resource-Policy", "cross-origin");
   } else if (name.ends_with(".html")) {
+    // The demo page (with the widget), the agent console and the dashboard load only their own
+    // files, talk only to us, run no inline script or style, and are framed by nobody.
     response.headers.emplace_back("Referrer-Policy", "same-origin");
-    if (name != "index.html") {
-      // The agent console and the dashboard load only their own files and talk only to us.
-      response.headers.emplace_back(
-          "Content-Security-Policy",
-          "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'");
-    }
+    response.headers.emplace_back("Content-Security-Policy", kPagePolicy);
   }
   if (etag_matches(request.header("if-none-match"), page.etag)) {
     response.status = 304;

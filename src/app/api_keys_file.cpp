@@ -1,6 +1,8 @@
 // Reading [[api_keys]] tables from the TOML config file (see api_keys_file.h).
 #include "app/api_keys_file.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "app/toml_file.h"
@@ -9,18 +11,31 @@
 namespace supportd::app {
 namespace {
 
+// A setting named by a word (`parse` gives its value, or nullopt for an unknown word) into `out`.
+template <typename T, typename Parse>
+bool read_named(const toml::node& value, Parse parse, T& out) {
+  std::string text;
+  if (!toml_value(value, text)) return false;
+  const std::optional<T> parsed = parse(text);
+  if (parsed) out = *parsed;
+  return parsed.has_value();
+}
+
 // The entry's setting `name` into `key`: false when its type or value is wrong. An unknown
 // name is the caller's to refuse.
-bool read_setting(const std::string& name, const toml::node& value, api::ApiKey& key) {
-  if (name == "key") return toml_value(value, key.key);
-  if (name == "tenant") return toml_value(value, key.tenant);
-  if (name == "priority") {
-    std::string text;
-    if (!toml_value(value, text)) return false;
-    const auto priority = sched::parse_priority(text);
-    if (priority) key.priority = *priority;
-    return priority.has_value();
+bool read_setting(const std::string& name, toml::node& value, api::ApiKey& key) {
+  if (name == "key") {
+    // Digested where toml++ holds it, then wiped there: no copy of the key is made.
+    toml::value<std::string>* text = value.as_string();
+    if (text == nullptr) return false;
+    if (text->get().empty()) return true;  // refused below: the entry needs a key
+    key.digest = api::KeyDigest::of(text->get());
+    api::wipe(text->get());
+    return true;
   }
+  if (name == "tenant") return toml_value(value, key.tenant);
+  if (name == "role") return read_named(value, api::parse_key_role, key.role);
+  if (name == "priority") return read_named(value, sched::parse_priority, key.priority);
   if (name == "weight") return toml_value(value, key.weight) && key.weight > 0;
   if (name == "requests_per_second") {
     return toml_value(value, key.limit.requests_per_second) && key.limit.requests_per_second >= 0;
@@ -34,22 +49,22 @@ bool read_setting(const std::string& name, const toml::node& value, api::ApiKey&
 }
 
 bool known_setting(const std::string& name) {
-  for (const char* known : {"key", "tenant", "priority", "weight", "requests_per_second", "burst",
-                            "tokens_per_minute"}) {
+  for (const char* known : {"key", "tenant", "role", "priority", "weight", "requests_per_second",
+                            "burst", "tokens_per_minute"}) {
     if (name == known) return true;
   }
   return false;
 }
 
 // One [[api_keys]] table, checked against the keys before it.
-Result<api::ApiKey> read_entry(const toml::node& entry, const std::string& file,
+Result<api::ApiKey> read_entry(toml::node& entry, const std::string& file,
                                const std::vector<api::ApiKey>& earlier) {
   const int line = static_cast<int>(entry.source().begin.line);
-  const toml::table* table = entry.as_table();
+  toml::table* table = entry.as_table();
   if (table == nullptr)
     return Error::invalid(fmt::format("{}:{}: each api_keys entry must be a table", file, line));
   api::ApiKey key;
-  for (const auto& [name, value] : *table) {
+  for (auto&& [name, value] : *table) {
     const std::string setting(name.str());
     const auto setting_line = value.source().begin.line;
     if (!known_setting(setting)) {
@@ -61,7 +76,7 @@ Result<api::ApiKey> read_entry(const toml::node& entry, const std::string& file,
           fmt::format("{}:{}: api_keys.{} has a wrong type or value", file, setting_line, setting));
     }
   }
-  if (key.key.empty())
+  if (key.digest.empty())
     return Error::invalid(fmt::format("{}:{}: an api_keys entry needs a key", file, line));
   if (!key.tenant.empty()) {
     // Tenants name conversations in session ids and stores: refused here rather than on every
@@ -72,7 +87,7 @@ Result<api::ApiKey> read_entry(const toml::node& entry, const std::string& file,
     }
   }
   for (const api::ApiKey& other : earlier) {
-    if (other.key == key.key) {
+    if (other.digest.matches(key.digest)) {
       return Error::invalid(
           fmt::format("{}:{}: this api_keys key is already given by an earlier entry", file, line));
     }
@@ -85,16 +100,16 @@ Result<api::ApiKey> read_entry(const toml::node& entry, const std::string& file,
 Result<std::vector<api::ApiKey>> read_api_keys(const std::string& file) {
   Result<toml::table> parsed = parse_toml_file(file);
   if (!parsed) return parsed.error();
-  const toml::table& table = *parsed;
+  toml::table& table = *parsed;
   std::vector<api::ApiKey> keys;
-  const toml::node* node = table.get("api_keys");
+  toml::node* node = table.get("api_keys");
   if (node == nullptr) return keys;
-  const toml::array* array = node->as_array();
+  toml::array* array = node->as_array();
   if (array == nullptr) {
     return Error::invalid(fmt::format("{}:{}: api_keys must be an array of tables ([[api_keys]])",
                                       file, node->source().begin.line));
   }
-  for (const toml::node& entry : *array) {
+  for (toml::node& entry : *array) {
     auto key = read_entry(entry, file, keys);
     if (!key) return key.error();
     keys.push_back(std::move(key).value());

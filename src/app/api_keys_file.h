@@ -1,9 +1,12 @@
 // The API keys of `supportd serve`, read from the config file's [[api_keys]] tables: who may
-// call, as which tenant, with which default priority, share of the engine and rate limits.
+// call, as which tenant and role, with which default priority, share of the engine and rate
+// limits. Each key is kept as its digest (api/key_digest.h): its text is wiped from what was
+// read as soon as it is digested.
 //
 //   [[api_keys]]
 //   key = "sk-..."            # required, unique
 //   tenant = "shop"           # names conversations: letters, digits, - and _
+//   role = "agent"            # customer (the default: the widget's) or agent (also /v1/agent)
 //   priority = "high"         # high, normal or low: when a request does not say
 //   weight = 2.0              # the tenant's share of engine tokens (> 0)
 //   requests_per_second = 5   # rate limits (0: none)

@@ -200,6 +200,11 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   if (const auto* remote = dynamic_cast<const engine::remote::RemoteEngine*>(engine->get()))
     engine::remote::expose_remote_metrics(registry, *remote);
   const bool engine_node = config.cluster.role == Role::kEngine;
+  if (!engine_node && !access.keys_required()) {
+    spdlog::warn(
+        "no [[api_keys]] in a config file: every caller is the tenant 'anonymous' and may use the "
+        "agent console's routes (docs/operations.md, Security)");
+  }
   // Before the desk, whose turns ask it at their stages.
   std::optional<obs::faults::FaultInjector> faults;
   if (config.faults) {
@@ -319,9 +324,9 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
     (*engine)->shutdown();
     return 1;
   }
-  spdlog::info("supportd listening on http://{}:{} (model {}; other sites' pages: {})",
-               config.http.host, server.port(), (*engine)->model().id,
-               config.cross_origin.describe());
+  spdlog::info("supportd listening on {}://{}:{} (model {}; other sites' pages: {})",
+               config.http.tls.enabled() ? "https" : "http", config.http.host, server.port(),
+               (*engine)->model().id, config.cross_origin.describe());
   if (!config.port_file.empty()) {
     std::ofstream(config.port_file) << server.port() << "\n";
   }

@@ -239,6 +239,16 @@ void declare_http(OptionTable& table, ServeConfig& config) {
                          "Seconds a client may take to accept a write")
       .at_least(1);
   server.value("max-connections", h.max_connections, 10000, "Open connections at most").at_least(1);
+  server.value("tls-cert", h.tls.certificate_file, "",
+               "PEM certificate chain: the port speaks TLS only (HTTPS, WSS); needs --tls-key");
+  server.value("tls-key", h.tls.key_file, "", "PEM private key of --tls-cert (unencrypted)");
+  table.rule([&h] {
+    if (h.tls.certificate_file.empty() != h.tls.key_file.empty()) {
+      return Status(Error::invalid(h.tls.key_file.empty() ? "--tls-cert needs --tls-key"
+                                                          : "--tls-key needs --tls-cert"));
+    }
+    return http::check_tls_files(h.tls);
+  });
   server.parsed<http::CrossOrigin>(
       "cors-origins", config.cross_origin, "*", &http::CrossOrigin::parse,
       "Sites whose pages may call the customer and OpenAI endpoints (the widget embedded there): "

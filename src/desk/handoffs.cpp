@@ -12,6 +12,9 @@ namespace json = boost::json;
 Result<store::Conversation> Handoffs::request_human(const std::string& tenant,
                                                     const std::string& session,
                                                     HandoffReason reason) {
+  // The id is checked first: another tenant's conversation, already waiting, is not the
+  // caller's to see (nor is a forged id a reason to read the store).
+  if (auto id = verify_session(sessions_, tenant, session); !id) return id.error();
   auto current = sessions_.conversation(session);
   if (current && (current->handoff == store::Handoff::kWaiting ||
                   current->handoff == store::Handoff::kTaken)) {

@@ -1,12 +1,14 @@
-// One connection's coroutines: read a request with its limits and timeouts, dispatch it,
-// write the answer whole or drain a ReplyStream chunk by chunk, watch for the peer leaving,
-// and hand an upgrade to the WebSocket session.
+// One connection's coroutines: read a request with its limits and timeouts (after the TLS
+// handshake, tls_handshake.cpp, over TLS), dispatch it, write the answer whole or drain a
+// ReplyStream chunk by chunk, watch for the peer leaving, and hand an upgrade to the WebSocket
+// session.
 #include "http/connection.h"
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <type_traits>
 #include <utility>
 
 #include "http/server_impl.h"
@@ -21,38 +23,68 @@ namespace {
 
 constexpr std::string_view kServerName = "supportd";
 
+template <typename Stream>
+constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+// What a streaming connection reads to notice its client leaving: the socket itself (plain), or
+// the stream, whose bytes are records to decrypt (TLS).
+PlainStream::socket_type& readable(PlainStream& stream) {
+  return stream.socket();
+}
+TlsStream& readable(TlsStream& stream) {
+  return stream;
+}
+
 }  // namespace
 
-Connection::Connection(Server::Impl& server, tcp::socket socket)
-    : server_(server), stream_(std::move(socket)), wake_(stream_.get_executor()) {
+template <typename Stream>
+Connection<Stream>::Connection(Server::Impl& server, Stream stream)
+    : server_(server), stream_(std::move(stream)), wake_(stream_.get_executor()) {
   boost::system::error_code ec;
-  const auto endpoint = stream_.socket().remote_endpoint(ec);
+  const auto endpoint = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
   if (!ec) remote_ = endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
 }
 
-Connection::~Connection() {
+template <typename Stream>
+Connection<Stream>::~Connection() {
   server_.unregister_connection(this);
 }
 
-void Connection::close_if_idle() {
-  net::post(stream_.get_executor(), [self = shared_from_this()] {
-    if (self->idle_) {
+template <typename Stream>
+tcp::socket* Connection<Stream>::socket() {
+  // A TLS stream handed to a WebSocket is gone (moved from); a plain one stays a closed socket.
+  return upgraded_ ? nullptr : &beast::get_lowest_layer(stream_).socket();
+}
+
+template <typename Stream>
+void Connection<Stream>::close_if_idle() {
+  net::post(wake_.get_executor(), [self = this->shared_from_this()] {
+    if (self->idle_ && self->socket() != nullptr) {
       boost::system::error_code ec;
-      self->stream_.socket().close(ec);
+      self->socket()->close(ec);
     }
   });
 }
 
-void Connection::close() {
-  net::post(stream_.get_executor(), [self = shared_from_this()] {
+template <typename Stream>
+void Connection<Stream>::close() {
+  net::post(wake_.get_executor(), [self = this->shared_from_this()] {
     boost::system::error_code ec;
-    self->stream_.socket().close(ec);
+    if (self->socket() != nullptr) self->socket()->close(ec);
     self->wake_.cancel();
   });
 }
 
-net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
+template <typename Stream>
+net::awaitable<void> Connection<Stream>::run(std::shared_ptr<Connection> self) {
   try {
+    if constexpr (kTls<Stream>) {
+      if (!co_await self->handshake()) {
+        boost::system::error_code ec;
+        self->socket()->close(ec);
+        co_return;
+      }
+    }
     if (self->server_.options.max_connections > 0 &&
         self->server_.open_connections.load() > self->server_.options.max_connections) {
       const Request nothing_read;
@@ -120,17 +152,20 @@ net::awaitable<void> Connection::run(std::shared_ptr<Connection> self) {
     spdlog::debug("http: connection {} ended: {}", self->remote_, e.what());
   }
   boost::system::error_code ec;
-  self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-  self->stream_.socket().close(ec);
+  if (tcp::socket* socket = self->socket()) {
+    socket->shutdown(tcp::socket::shutdown_send, ec);
+    socket->close(ec);
+  }
 }
 
-net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive) {
+template <typename Stream>
+net::awaitable<bool> Connection<Stream>::read_request(Request& request, bool& keep_alive) {
   const auto& options = server_.options;
   // Wait for the first byte of the next request under the (long) idle timeout.
   if (buffer_.size() == 0) {
     idle_ = true;
     if (server_.draining) co_return false;
-    stream_.expires_after(options.idle_timeout);
+    beast::get_lowest_layer(stream_).expires_after(options.idle_timeout);
     auto [ec, n] = co_await stream_.async_read_some(buffer_.prepare(8192), as_tuple(use_awaitable));
     idle_ = false;
     if (ec) co_return false;
@@ -141,7 +176,7 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   // The rest of the request must arrive within the read timeout. The deadline is a timer of its
   // own, not the stream's (whose expiry closes the socket), so that a late client is told 408.
   net::steady_timer deadline(stream_.get_executor(), options.read_timeout);
-  stream_.expires_never();
+  beast::get_lowest_layer(stream_).expires_never();
   Parser parser;
   parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
   parser.body_limit(options.body_limit);
@@ -214,8 +249,9 @@ net::awaitable<bool> Connection::read_request(Request& request, bool& keep_alive
   co_return true;
 }
 
-net::awaitable<boost::system::error_code> Connection::read_head(net::steady_timer& deadline,
-                                                                std::optional<Refusal>& refusal) {
+template <typename Stream>
+net::awaitable<boost::system::error_code> Connection<Stream>::read_head(
+    net::steady_timer& deadline, std::optional<Refusal>& refusal) {
   std::size_t looked_at = 0;
   for (;;) {
     const std::string_view received(static_cast<const char*>(buffer_.data().data()),
@@ -233,7 +269,8 @@ net::awaitable<boost::system::error_code> Connection::read_head(net::steady_time
   }
 }
 
-net::awaitable<std::tuple<boost::system::error_code, std::size_t>> Connection::before(
+template <typename Stream>
+net::awaitable<std::tuple<boost::system::error_code, std::size_t>> Connection<Stream>::before(
     net::steady_timer& deadline,
     net::awaitable<std::tuple<boost::system::error_code, std::size_t>> operation) {
   using namespace net::experimental::awaitable_operators;
@@ -246,9 +283,9 @@ net::awaitable<std::tuple<boost::system::error_code, std::size_t>> Connection::b
 // One parser step at a time, each under the deadline: a cancellation that arrives between the
 // socket reads inside one longer composed read can be lost, and a client dribbling a byte at a
 // time would then never be told 408; here the expired timer ends the next step at once.
-net::awaitable<boost::system::error_code> Connection::read_until(net::steady_timer& deadline,
-                                                                 Parser& parser,
-                                                                 bool (Parser::*done)() const) {
+template <typename Stream>
+net::awaitable<boost::system::error_code> Connection<Stream>::read_until(
+    net::steady_timer& deadline, Parser& parser, bool (Parser::*done)() const) {
   boost::system::error_code ec;
   while (!ec && !(parser.*done)()) {
     // What has already arrived (usually the whole request, with its first byte) is parsed at
@@ -268,8 +305,9 @@ net::awaitable<boost::system::error_code> Connection::read_until(net::steady_tim
   co_return ec;
 }
 
-net::awaitable<bool> Connection::write_response(Response& response, bool keep_alive,
-                                                bool head_only) {
+template <typename Stream>
+net::awaitable<bool> Connection<Stream>::write_response(Response& response, bool keep_alive,
+                                                        bool head_only) {
   bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), 11};
   message.set(bhttp::field::server, kServerName);
   message.set(bhttp::field::content_type, response.content_type);
@@ -278,7 +316,7 @@ net::awaitable<bool> Connection::write_response(Response& response, bool keep_al
   message.body() = std::move(response.body);
   message.keep_alive(keep_alive);
   message.prepare_payload();
-  stream_.expires_after(server_.options.write_timeout);
+  beast::get_lowest_layer(stream_).expires_after(server_.options.write_timeout);
   if (head_only) {
     bhttp::response_serializer<bhttp::string_body> serializer{message};
     auto [ec, n] = co_await bhttp::async_write_header(stream_, serializer, as_tuple(use_awaitable));
@@ -288,8 +326,9 @@ net::awaitable<bool> Connection::write_response(Response& response, bool keep_al
   co_return !ec;
 }
 
-net::awaitable<bool> Connection::write_error(int status, std::string_view message,
-                                             std::string_view code, const Request& seen) {
+template <typename Stream>
+net::awaitable<bool> Connection<Stream>::write_error(int status, std::string_view message,
+                                                     std::string_view code, const Request& seen) {
   Response response = error_response(status, message, "invalid_request_error", code);
   if (status == 503) response = error_response(status, message, "server_error", code);
   if (server_.options.label_errors) server_.options.label_errors(seen, response);
@@ -301,34 +340,41 @@ net::awaitable<bool> Connection::write_error(int status, std::string_view messag
   co_return true;
 }
 
-net::awaitable<void> Connection::linger() {
+template <typename Stream>
+net::awaitable<void> Connection<Stream>::linger(bool raw) {
   const auto& options = server_.options;
+  auto& lowest = beast::get_lowest_layer(stream_);
   boost::system::error_code ec;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);  // the client sees the answer end
+  lowest.socket().shutdown(tcp::socket::shutdown_send, ec);  // the client sees the answer end
   if (ec) co_return;
-  stream_.expires_after(options.linger_timeout);  // the whole linger: on expiry, Beast closes
+  lowest.expires_after(options.linger_timeout);  // the whole linger: on expiry, Beast closes
   std::size_t dropped = buffer_.size();
   buffer_.clear();
   while (dropped < options.linger_limit) {
     auto [read_ec, n] =
-        co_await stream_.async_read_some(buffer_.prepare(16 * 1024), as_tuple(use_awaitable));
+        raw ? co_await lowest.async_read_some(buffer_.prepare(16 * 1024), as_tuple(use_awaitable))
+            : co_await stream_.async_read_some(buffer_.prepare(16 * 1024), as_tuple(use_awaitable));
     if (read_ec) break;  // the client closed, or the time is up
     dropped += n;        // never committed: dropped
   }
   spdlog::debug("http: lingering close of {} dropped {} bytes", remote_, dropped);
 }
 
+template <typename Stream>
 template <typename Buffers>
-net::awaitable<bool> Connection::write_all(const Buffers& buffers) {
-  stream_.expires_after(server_.options.write_timeout);  // the write side only: a read is pending
+net::awaitable<bool> Connection<Stream>::write_all(const Buffers& buffers) {
+  // The write side only: a read is pending.
+  beast::get_lowest_layer(stream_).expires_after(server_.options.write_timeout);
   auto [ec, n] = co_await net::async_write(stream_, buffers, as_tuple(use_awaitable));
   co_return !ec;
 }
 
-net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> reply, bool keep_alive,
-                                                const Headers& headers, Exchange& exchange) {
+template <typename Stream>
+net::awaitable<bool> Connection<Stream>::write_deferred(std::shared_ptr<ReplyStream> reply,
+                                                        bool keep_alive, const Headers& headers,
+                                                        Exchange& exchange) {
   using namespace net::experimental::awaitable_operators;
-  std::weak_ptr<Connection> weak = shared_from_this();
+  std::weak_ptr<Connection> weak = this->shared_from_this();
   std::weak_ptr<ReplyStream> weak_reply = reply;
   reply->set_buffer_limit(server_.options.stream_buffer_limit);
   reply->set_waker([weak, weak_reply, executor = stream_.get_executor()] {
@@ -339,11 +385,11 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
       // A client too slow for the stream: cut it now, even in the middle of a write.
       if (auto reply = weak_reply.lock(); reply && reply->overflowed()) {
         boost::system::error_code ec;
-        self->stream_.socket().close(ec);
+        self->socket()->close(ec);
       }
     });
   });
-  stream_.expires_never();
+  beast::get_lowest_layer(stream_).expires_never();
   // Write what the producer sends while watching for the client to leave.
   auto result = co_await (drain(reply, keep_alive, headers, exchange) || watch_peer());
   reply->set_waker(nullptr);
@@ -361,8 +407,9 @@ net::awaitable<bool> Connection::write_deferred(std::shared_ptr<ReplyStream> rep
   co_return written;
 }
 
-net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool keep_alive,
-                                       const Headers& headers, Exchange& exchange) {
+template <typename Stream>
+net::awaitable<bool> Connection<Stream>::drain(std::shared_ptr<ReplyStream> reply, bool keep_alive,
+                                               const Headers& headers, Exchange& exchange) {
   bool streaming = false;
   for (;;) {
     if (reply->overflowed()) co_return false;
@@ -394,7 +441,7 @@ net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool 
       head.keep_alive(keep_alive);
       head.chunked(true);
       bhttp::response_serializer<bhttp::empty_body> serializer{head};
-      stream_.expires_after(server_.options.write_timeout);
+      beast::get_lowest_layer(stream_).expires_after(server_.options.write_timeout);
       exchange.status = batch.status;
       exchange.streamed = true;
       auto [ec, n] =
@@ -413,10 +460,11 @@ net::awaitable<bool> Connection::drain(std::shared_ptr<ReplyStream> reply, bool 
   }
 }
 
-net::awaitable<void> Connection::watch_peer() {
+template <typename Stream>
+net::awaitable<void> Connection<Stream>::watch_peer() {
   // Any read completion but data means the client is gone. Pipelined bytes are kept for the
   // next request (up to a bound, after which we stop reading and just wait).
-  auto& socket = stream_.socket();
+  auto& source = readable(stream_);
   for (;;) {
     if (buffer_.size() > 64 * 1024) {
       net::steady_timer forever(co_await net::this_coro::executor,
@@ -424,10 +472,13 @@ net::awaitable<void> Connection::watch_peer() {
       co_await forever.async_wait(as_tuple(use_awaitable));
       co_return;
     }
-    auto [ec, n] = co_await socket.async_read_some(buffer_.prepare(8192), as_tuple(use_awaitable));
+    auto [ec, n] = co_await source.async_read_some(buffer_.prepare(8192), as_tuple(use_awaitable));
     if (ec) co_return;
     buffer_.commit(n);
   }
 }
+
+template class Connection<PlainStream>;
+template class Connection<TlsStream>;
 
 }  // namespace supportd::http

@@ -1,5 +1,7 @@
 // One client connection: a coroutine that reads requests, dispatches them and writes the
-// answers, whole or streamed. Internal to http/ (includes Asio and Beast).
+// answers, whole or streamed. Written once for both streams a connection runs over: plain TCP,
+// and TLS over TCP (a handshake first; then the same code). Internal to http/ (includes Asio,
+// Beast and OpenSSL's headers).
 // Runs on its own strand; other threads reach it only through post().
 #pragma once
 
@@ -8,10 +10,12 @@
 #include <tuple>
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "http/reply_stream.h"
 #include "http/request_framing.h"
@@ -23,19 +27,39 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 
-class Connection : public std::enable_shared_from_this<Connection> {
+// What a connection runs over.
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+// What the server holds of each connection, whatever its stream. Any thread.
+class Link {
  public:
-  Connection(Server::Impl& server, tcp::socket socket);
-  ~Connection();
+  virtual ~Link() = default;
+  // Closes the connection if it is waiting for a request (graceful shutdown).
+  virtual void close_if_idle() = 0;
+  // Closes the connection now (not a WebSocket's: those end with the I/O threads).
+  virtual void close() = 0;
+};
+
+// `Stream`: PlainStream or TlsStream (both instantiated in connection.cpp).
+template <typename Stream>
+class Connection final : public Link, public std::enable_shared_from_this<Connection<Stream>> {
+ public:
+  Connection(Server::Impl& server, Stream stream);
+  ~Connection() override;
 
   static net::awaitable<void> run(std::shared_ptr<Connection> self);
 
-  // Closes the connection if it is waiting for a request (graceful shutdown). Any thread.
-  void close_if_idle();
-  // Closes the connection now. Any thread.
-  void close();
+  void close_if_idle() override;
+  void close() override;
 
  private:
+  // TLS only (tls_handshake.cpp): the handshake, under the read timeout; false when the
+  // connection should end. A client speaking plain HTTP is answered 400 in plain HTTP, saying
+  // to use https.
+  net::awaitable<bool> handshake();
+  // The TCP socket under the stream; null once the stream went to a WebSocket. Strand only.
+  tcp::socket* socket();
   // Reads one request into `request`; false when the connection should end.
   net::awaitable<bool> read_request(Request& request, bool& keep_alive);
   // Reads until buffer_ holds the request's whole head (or more than the header limit, or a
@@ -59,8 +83,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   net::awaitable<bool> write_error(int status, std::string_view message, std::string_view code,
                                    const Request& seen);
   // Stops sending, then reads and drops what the client still sends, until it closes or the
-  // linger bounds (ServerOptions::linger_timeout, linger_limit) are reached.
-  net::awaitable<void> linger();
+  // linger bounds (ServerOptions::linger_timeout, linger_limit) are reached. `raw`: below TLS
+  // (a client that never spoke it).
+  net::awaitable<void> linger(bool raw = false);
   // Streams a deferred answer; false when the connection should end.
   // `headers`: set on the deferred Response itself (CORS, say), sent with whatever head follows.
   // `exchange` learns what was written.
@@ -76,13 +101,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   net::awaitable<bool> write_all(const Buffers& buffers);
 
   Server::Impl& server_;
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   net::steady_timer wake_;
   std::string remote_;
   // The last request as Beast parsed it (a WebSocket upgrade needs it).
   beast::http::request<beast::http::string_body> last_message_;
-  bool idle_ = true;  // on the strand: waiting for a request's first byte
+  bool idle_ = true;       // on the strand: waiting for a request's first byte
+  bool upgraded_ = false;  // on the strand: stream_ was handed to a WebSocket
 };
+
+// Made once, in connection.cpp (run_websocket in websocket_session.cpp, handshake in
+// tls_handshake.cpp).
+extern template class Connection<PlainStream>;
+extern template class Connection<TlsStream>;
 
 }  // namespace supportd::http

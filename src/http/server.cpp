@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "http/server_impl.h"
+#include "http/tls_context.h"
 
 namespace supportd::http {
 
@@ -20,6 +21,11 @@ Status Server::start() {
   boost::system::error_code ec;
   const auto address = net::ip::make_address(o.host, ec);
   if (ec) return Error::invalid("invalid listen address '" + o.host + "'", "host");
+  if (o.tls.enabled()) {
+    auto context = make_tls_context(o.tls);
+    if (!context) return context.error();
+    impl_->tls = std::move(context).value();
+  }
   const tcp::endpoint endpoint(address, o.port);
   auto acceptor = std::make_unique<tcp::acceptor>(impl_->io);
   acceptor->open(endpoint.protocol(), ec);
@@ -65,19 +71,30 @@ net::awaitable<void> Server::Impl::accept_loop() {
       continue;
     }
     socket.set_option(tcp::no_delay(true), ec);
-    auto connection = std::make_shared<Connection>(*this, std::move(socket));
-    register_connection(connection);
-    net::co_spawn(strand, Connection::run(connection), net::detached);
+    if (tls) {
+      start_connection(strand, std::make_shared<Connection<TlsStream>>(
+                                   *this, TlsStream(std::move(socket), *tls)));
+    } else {
+      start_connection(
+          strand, std::make_shared<Connection<PlainStream>>(*this, PlainStream(std::move(socket))));
+    }
   }
 }
 
-void Server::Impl::register_connection(const std::shared_ptr<Connection>& connection) {
+template <typename Stream>
+void Server::Impl::start_connection(const net::any_io_executor& strand,
+                                    std::shared_ptr<Connection<Stream>> connection) {
+  register_connection(connection);
+  net::co_spawn(strand, Connection<Stream>::run(std::move(connection)), net::detached);
+}
+
+void Server::Impl::register_connection(const std::shared_ptr<Link>& connection) {
   std::lock_guard lock(connections_mutex);
   connections.emplace(connection.get(), connection);
   ++open_connections;
 }
 
-void Server::Impl::unregister_connection(Connection* connection) {
+void Server::Impl::unregister_connection(Link* connection) {
   std::lock_guard lock(connections_mutex);
   if (connections.erase(connection) > 0) --open_connections;
 }
@@ -90,7 +107,7 @@ void Server::stop_accepting() {
       impl->acceptor->close(ec);
     });
   }
-  impl_->for_each_connection([](Connection& c) { c.close_if_idle(); });
+  impl_->for_each_connection([](Link& c) { c.close_if_idle(); });
 }
 
 bool Server::wait_idle(std::chrono::milliseconds timeout) {
@@ -105,7 +122,7 @@ bool Server::wait_idle(std::chrono::milliseconds timeout) {
 void Server::stop() {
   if (!impl_ || impl_->stopped.exchange(true)) return;
   stop_accepting();
-  impl_->for_each_connection([](Connection& c) { c.close(); });
+  impl_->for_each_connection([](Link& c) { c.close(); });
   // Let the closed connections unwind, then stop the loop.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (impl_->open_connections.load() > 0 && std::chrono::steady_clock::now() < deadline) {

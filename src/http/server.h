@@ -13,12 +13,14 @@
 #include "core/status.h"
 #include "http/message.h"
 #include "http/request_watch.h"
+#include "http/tls.h"
 
 namespace supportd::http {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
   std::uint16_t port = 8080;  // 0: an ephemeral port (see Server::port)
+  TlsFiles tls;               // both files: the port speaks TLS only (HTTPS, WSS); none: plain
   int threads = 1;            // I/O threads
   std::size_t body_limit = 1 << 20;
   std::size_t header_limit = 16 * 1024;
@@ -51,7 +53,8 @@ class Server {
   Server(ServerOptions options, Handler handler);
   ~Server();  // stops if still running
 
-  // Binds, listens and starts the I/O threads. Errors name the address.
+  // Binds, listens and starts the I/O threads. Errors name the address, or the TLS file that
+  // cannot be used (check_tls_files).
   Status start();
   std::uint16_t port() const;
 

@@ -15,8 +15,12 @@ struct Server::Impl {
   Impl(ServerOptions o, Handler h) : options(std::move(o)), handler(std::move(h)) {}
 
   net::awaitable<void> accept_loop();
-  void register_connection(const std::shared_ptr<Connection>& connection);
-  void unregister_connection(Connection* connection);
+  // Registers `connection` and runs it on `strand`.
+  template <typename Stream>
+  void start_connection(const net::any_io_executor& strand,
+                        std::shared_ptr<Connection<Stream>> connection);
+  void register_connection(const std::shared_ptr<Link>& connection);
+  void unregister_connection(Link* connection);
   template <typename F>
   void for_each_connection(F&& f);
 
@@ -30,14 +34,15 @@ struct Server::Impl {
   std::atomic<std::size_t> in_flight{0};
   std::atomic<std::size_t> open_connections{0};
   std::uint16_t bound_port = 0;
+  std::unique_ptr<net::ssl::context> tls;  // set by start() with TLS files: connections speak TLS
 
   std::mutex connections_mutex;
-  std::unordered_map<Connection*, std::weak_ptr<Connection>> connections;  // guarded
+  std::unordered_map<Link*, std::weak_ptr<Link>> connections;  // guarded
 };
 
 template <typename F>
 void Server::Impl::for_each_connection(F&& f) {
-  std::vector<std::shared_ptr<Connection>> live;
+  std::vector<std::shared_ptr<Link>> live;
   {
     std::lock_guard lock(connections_mutex);
     for (auto& [raw, weak] : connections) {

@@ -1,10 +1,12 @@
 // A connection's life as a WebSocket: a reader that hands text messages to the handler, and a
-// writer that drains the peer's outgoing queue, both on the connection's strand.
+// writer that drains the peer's outgoing queue, both on the connection's strand; over plain TCP
+// or TLS alike.
 #include <deque>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 
 #include "http/connection.h"
 #include "http/server_impl.h"
@@ -120,8 +122,8 @@ class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Pee
   std::string reason_;                // guarded by mutex_
 };
 
-net::awaitable<void> read_messages(websocket::stream<beast::tcp_stream>& ws,
-                                   WebSocketHandler& handler) {
+template <typename WebSocket>
+net::awaitable<void> read_messages(WebSocket& ws, WebSocketHandler& handler) {
   beast::flat_buffer buffer;
   for (;;) {
     auto [ec, n] = co_await ws.async_read(buffer, as_tuple(use_awaitable));
@@ -138,7 +140,8 @@ net::awaitable<void> read_messages(websocket::stream<beast::tcp_stream>& ws,
   }
 }
 
-net::awaitable<void> write_messages(websocket::stream<beast::tcp_stream>& ws, Peer& peer) {
+template <typename WebSocket>
+net::awaitable<void> write_messages(WebSocket& ws, Peer& peer) {
   for (;;) {
     if (peer.idle()) co_await peer.wait();
     std::optional<std::string> reason;
@@ -157,9 +160,11 @@ net::awaitable<void> write_messages(websocket::stream<beast::tcp_stream>& ws, Pe
 
 }  // namespace
 
-net::awaitable<void> Connection::run_websocket(std::shared_ptr<WebSocketHandler> handler) {
+template <typename Stream>
+net::awaitable<void> Connection<Stream>::run_websocket(std::shared_ptr<WebSocketHandler> handler) {
   using namespace net::experimental::awaitable_operators;
-  websocket::stream<beast::tcp_stream> ws(std::move(stream_));
+  websocket::stream<Stream> ws(std::move(stream_));
+  upgraded_ = true;
   beast::get_lowest_layer(ws).expires_never();
   ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
   ws.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
@@ -187,5 +192,10 @@ net::awaitable<void> Connection::run_websocket(std::shared_ptr<WebSocketHandler>
   peer->mark_closed();
   handler->on_close();
 }
+
+template net::awaitable<void> Connection<PlainStream>::run_websocket(
+    std::shared_ptr<WebSocketHandler> handler);
+template net::awaitable<void> Connection<TlsStream>::run_websocket(
+    std::shared_ptr<WebSocketHandler> handler);
 
 }  // namespace supportd::http

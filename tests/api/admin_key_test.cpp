@@ -114,7 +114,8 @@ TEST(AdminKey, AdminPathsAreTheAdminTree) {
   EXPECT_TRUE(is_admin_path("/admin/faults"));
   EXPECT_TRUE(is_admin_path("/admin/faults/3"));
   EXPECT_FALSE(is_admin_path("/administrator"));
-  EXPECT_FALSE(is_admin_path("/v1/admin/kb/reload"));
+  EXPECT_TRUE(is_admin_path("/v1/admin/kb/reload"));
+  EXPECT_FALSE(is_admin_path("/v1/administrator"));
 }
 
 }  // namespace

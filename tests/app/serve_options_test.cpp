@@ -240,6 +240,31 @@ TEST(ServeConfig, TheFileSetsOptionsAndKeysAndTheirTenantsWeights) {
   EXPECT_EQ(config.engine.scheduling.tenant_weights.at("shop"), 3.0);
 }
 
+TEST(ServeConfig, KeysAreKeptAsDigestsWithTheirRoles) {
+  const ConfigFile file(
+      "[[api_keys]]\nkey = \"sk-shop-widget-0001\"\ntenant = \"shop\"\n\n"
+      "[[api_keys]]\nkey = \"sk-shop-agents-0001\"\ntenant = \"shop\"\nrole = \"agent\"\n");
+  ServeConfig config;
+  ASSERT_TRUE(serve({"--config", file.path()}, config).ok());
+  ASSERT_EQ(config.api_keys.size(), 2u);
+  EXPECT_TRUE(config.api_keys[0].digest.matches(api::KeyDigest::of("sk-shop-widget-0001")));
+  EXPECT_EQ(config.api_keys[0].role, api::KeyRole::kCustomer);
+  EXPECT_TRUE(config.api_keys[1].digest.matches(api::KeyDigest::of("sk-shop-agents-0001")));
+  EXPECT_FALSE(config.api_keys[1].digest.matches(api::KeyDigest::of("sk-shop-widget-0001")));
+  EXPECT_EQ(config.api_keys[1].role, api::KeyRole::kAgent);
+}
+
+TEST(ServeConfig, AnUnknownRoleOrAnEmptyKeyIsRefusedNamingTheLine) {
+  const ConfigFile role("[[api_keys]]\nkey = \"sk-a\"\nrole = \"admin\"\n");
+  EXPECT_NE(refusal({"--config", role.path()}).find(role.path() + ":3: api_keys.role has a wrong"),
+            std::string::npos)
+      << refusal({"--config", role.path()});
+  const ConfigFile empty("[[api_keys]]\nkey = \"\"\n");
+  EXPECT_NE(refusal({"--config", empty.path()}).find(empty.path() + ":1: an api_keys entry needs"),
+            std::string::npos)
+      << refusal({"--config", empty.path()});
+}
+
 TEST(ServeConfig, EveryOptionHasItsOwnKeyAndIsInTheHelp) {
   CLI::App app;
   ServeConfig config;

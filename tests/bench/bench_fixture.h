@@ -80,9 +80,9 @@ class BenchTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     std::vector<api::ApiKey> keys(2);
-    keys[0].key = "sk-acme";
+    keys[0].digest = api::KeyDigest::of("sk-acme");
     keys[0].tenant = "acme";
-    keys[1].key = "sk-globex";
+    keys[1].digest = api::KeyDigest::of("sk-globex");
     keys[1].tenant = "globex";
     server_ = new InProcessServer(64, {0, 0, 0}, keys);
   }

@@ -33,7 +33,10 @@ std::string error_code(const testing::HttpResult& r) {
 
 class DeskApi : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { server_ = new DeskServer({.handoff_topics = {"lawyer", "投诉"}}); }
+  static void SetUpTestSuite() {
+    server_ = new DeskServer({.handoff_topics = {"lawyer", "投诉"}, .admin_key = kAdminKey});
+  }
+  static constexpr const char* kAdminKey = "desk-api-test-admin-key";
   static void TearDownTestSuite() { delete server_; }
   static DeskServer& server() { return *server_; }
 
@@ -284,7 +287,7 @@ TEST_F(DeskApi, OneShotAnswersUseTheFaqFastPath) {
 }
 
 TEST_F(DeskApi, AReloadWithNothingNewSaysSoAndNamesTheVersionServing) {
-  const auto r = server().post("/v1/admin/kb/reload", json::object{});
+  const auto r = server().post("/v1/admin/kb/reload", json::object{}, testing::bearer(kAdminKey));
   ASSERT_EQ(r.status, 200) << r.body;
   const json::value body = parse(r);
   EXPECT_EQ(body.at("reloaded"), json::value(false));

@@ -38,7 +38,17 @@ struct DeskServerOptions {
   http::CrossOrigin cross_origin;        // which other sites' pages may call (default: any)
   obs::trace::Tracer* tracer = nullptr;  // traces every request (outlives the server); or null
   obs::faults::FaultInjector* faults = nullptr;  // a drill's faults on the turns (outlives it)
+  std::vector<api::ApiKey> keys;  // who may call (none: everyone, as the tenant "anonymous")
+  std::string admin_key;          // what the admin routes need (empty: they answer 404)
 };
+
+// A request's headers.
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// "Authorization: Bearer KEY".
+inline Headers bearer(const std::string& key) {
+  return {{"Authorization", "Bearer " + key}};
+}
 
 class DeskServer {
  public:
@@ -79,6 +89,11 @@ class DeskServer {
     services_ = std::make_unique<api::Services>(
         api::Services{engine_.get(), nullptr, metrics_.get(), desk_.get(), given.tracer});
     services_->cross_origin = std::move(given.cross_origin);
+    if (!given.keys.empty()) {
+      access_ = std::make_unique<api::Access>(std::move(given.keys));
+      services_->access = access_.get();
+    }
+    if (!given.admin_key.empty()) services_->admin_key = api::AdminKey::of(given.admin_key);
     router_ = std::make_unique<http::Router>(api::make_router(*services_));
     http::ServerOptions server_options;
     server_options.port = 0;
@@ -104,13 +119,17 @@ class DeskServer {
   desk::Desk& desk() { return *desk_; }
   obs::Registry& registry() { return registry_; }
 
-  HttpResult post(const std::string& target, const boost::json::value& body) {
-    return http_request(port(), "POST", target, boost::json::serialize(body));
+  HttpResult post(const std::string& target, const boost::json::value& body,
+                  const Headers& headers = {}) {
+    return http_request(port(), "POST", target, boost::json::serialize(body), headers);
   }
-  HttpResult get(const std::string& target) { return http_request(port(), "GET", target); }
+  HttpResult get(const std::string& target, const Headers& headers = {}) {
+    return http_request(port(), "GET", target, {}, headers);
+  }
 
-  std::string new_session() {
-    const auto r = post("/v1/sessions", boost::json::object{{"user", "alice"}});
+  // A new conversation of `user`, started with `headers` (a tenant's key, when keys are set).
+  std::string new_session(const Headers& headers = {}, const std::string& user = "alice") {
+    const auto r = post("/v1/sessions", boost::json::object{{"user", user}}, headers);
     EXPECT_EQ(r.status, 201) << r.body;
     return std::string(boost::json::parse(r.body).at("session").as_string());
   }
@@ -124,6 +143,7 @@ class DeskServer {
   std::unique_ptr<kb::LiveKnowledgeBase> knowledge_;
   std::unique_ptr<desk::Desk> desk_;
   std::unique_ptr<api::ServingMetrics> metrics_;
+  std::unique_ptr<api::Access> access_;
   std::unique_ptr<api::Services> services_;
   std::unique_ptr<http::Router> router_;
   std::unique_ptr<http::Server> server_;

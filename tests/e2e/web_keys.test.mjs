@@ -19,7 +19,7 @@ before(async () => {
   const model = await synthesizeModel('tiny');
   dir = mkdtempSync(path.join(tmpdir(), 'supportd-web-keys-'));
   const config = path.join(dir, 'supportd.toml');
-  writeFileSync(config, `[[api_keys]]\nkey = "${KEY}"\ntenant = "lumen"\n`);
+  writeFileSync(config, `[[api_keys]]\nkey = "${KEY}"\ntenant = "lumen"\nrole = "agent"\n`);
   server = await startSupportd(['--model', model, '--data-dir', path.join(dir, 'data'), '--kb', demoKnowledgeBase(),
                                 '--config', config]);
   browser = await launchBrowser();

@@ -40,8 +40,9 @@ class SchedulingServer : public ::testing::Test {
     engine_ = std::move(created).value();
     // One request per 20 s: the second of two back-to-back requests is refused however long
     // the first takes on a loaded machine.
-    api::ApiKey limited{"key-limited", "acme", sched::Priority::kNormal, 1.0, {0.05, 1.0, 0}};
-    api::ApiKey vip{"key-vip", "vip", sched::Priority::kHigh, 2.0, {}};
+    api::ApiKey limited{
+        api::KeyDigest::of("key-limited"), "acme", sched::Priority::kNormal, 1.0, {0.05, 1.0, 0}};
+    api::ApiKey vip{api::KeyDigest::of("key-vip"), "vip", sched::Priority::kHigh, 2.0, {}};
     access_ = std::make_unique<api::Access>(std::vector<api::ApiKey>{limited, vip});
     metrics_ = std::make_unique<api::ServingMetrics>(registry_, *engine_);
     services_ = std::make_unique<api::Services>(

@@ -75,7 +75,8 @@ void ServeProcess::kill() {
   pid_ = -1;
 }
 
-bool ServeProcess::wait_ready(std::string& why, int seconds) {
+bool ServeProcess::wait_ready(std::string& why, int seconds,
+                              const std::function<int(std::uint16_t port)>& ready_status) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
@@ -88,7 +89,9 @@ bool ServeProcess::wait_ready(std::string& why, int seconds) {
     int port = 0;
     if (file >> port && port > 0) {
       port_ = static_cast<std::uint16_t>(port);
-      if (http_request(port_, "GET", "/ready").status == 200) return true;
+      const int status =
+          ready_status ? ready_status(port_) : http_request(port_, "GET", "/ready").status;
+      if (status == 200) return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

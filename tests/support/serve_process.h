@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,10 @@ class ServeProcess {
   ServeProcess& operator=(const ServeProcess&) = delete;
 
   // Waits until /ready answers 200; false (with the server's log in `why`) when it does not
-  // within `seconds` or the process ended.
-  bool wait_ready(std::string& why, int seconds = 60);
+  // within `seconds` or the process ended. `ready_status`: how to ask /ready on a port (e.g.
+  // over TLS); empty: plain HTTP.
+  bool wait_ready(std::string& why, int seconds = 60,
+                  const std::function<int(std::uint16_t port)>& ready_status = {});
   // SIGKILL, as a crash; waits until the process is gone.
   void kill();
   // Starts the same command again (same flags and data directory, a new port) after kill();

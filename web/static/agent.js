@@ -44,13 +44,19 @@ function clearAlert() {
   ui.alert.hidden = true;
 }
 
-// Shared handling of a failed request: asks for a key on 401, says what went wrong otherwise.
+// Shared handling of a failed request: asks for a key on 401 (and for an agent's key on 403, a
+// customer's key), says what went wrong otherwise.
 function failed(e, what) {
-  if (e instanceof ApiError && e.status === 401) {
+  const customerKey = e instanceof ApiError && e.code === 'permission_denied';
+  if (e instanceof ApiError && (e.status === 401 || customerKey)) {
     state.keyNeeded = true;
     ui.keyField.hidden = false;
-    showAlert(apiKey() ? 'The API key was refused. Enter a valid key.'
-                       : 'This server needs an API key: enter it above.', 'error', true);
+    if (customerKey) {
+      showAlert('This key is a customer key: the agent console needs an agent key.', 'error', true);
+    } else {
+      showAlert(apiKey() ? 'The API key was refused. Enter a valid key.'
+                         : 'This server needs an API key: enter it above.', 'error', true);
+    }
     if (document.activeElement !== ui.name) ui.key.focus();
     return;
   }
@@ -247,6 +253,7 @@ function startPolling() {
     if (state.live) return;
     if (!error) setConnection('Polling every 2 s', 'polling');
     else if (error.status === 401) setConnection('Needs an API key', 'down');
+    else if (error.code === 'permission_denied') setConnection('Needs an agent key', 'down');
     else if (error.status === 0) setConnection('Server unreachable, retrying', 'down');
     else setConnection(`Server error ${error.status}, retrying`, 'down');
   };

@@ -16,8 +16,18 @@ function el(tag, attrs = {}, ...children) {
 
 const host = el('div', { id: 'supportd-widget' });
 const shadow = host.attachShadow({ mode: 'open' });
-const style = document.createElement('style');
-style.textContent = CSS;
+// The widget's style as a constructed style sheet where the browser has them: no inline <style>,
+// so a page whose Content-Security-Policy allows no inline styles (supportd's own) lets it in.
+let style = null;
+if ('adoptedStyleSheets' in shadow && typeof CSSStyleSheet === 'function' &&
+    typeof CSSStyleSheet.prototype.replaceSync === 'function') {
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(CSS);
+  shadow.adoptedStyleSheets = [sheet];
+} else {
+  style = document.createElement('style');
+  style.textContent = CSS;
+}
 const titleText = options.title || T.title;
 const uid = Math.random().toString(36).slice(2, 8);
 
@@ -52,7 +62,8 @@ const panel = el('section', { class: 'panel', id: `sd-panel-${uid}`, role: 'dial
   el('div', { class: 'actions' }, humanButton, newChatButton),
   counter, form);
 const root = el('div', { class: 'root', lang: lang === 'zh' ? 'zh-CN' : 'en' }, panel, launcher);
-shadow.append(style, root);
+if (style) shadow.append(style);
+shadow.append(root);
 
 // ---------------------------------------------------------------- state
 const storageKey = `supportd.session:${origin}`;

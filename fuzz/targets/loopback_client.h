@@ -1,0 +1,87 @@
+// What the fuzz targets that drive supportd's own server share: a blocking client on a loopback
+// port whose reads give up after 10 s (far past the server's own timeouts, so a hang is a
+// failure), and the stand-in for the desk's customer socket that answers each message as the
+// real one decodes it (api/desk_requests.h).
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "api/desk_requests.h"
+#include "fuzz_check.h"
+#include "http/websocket.h"
+
+namespace supportd::fuzz {
+
+// A socket connected to 127.0.0.1:port.
+inline int connect_loopback(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  require(fd >= 0, "a client socket opens");
+  timeval timeout{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  require(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0,
+          "the client connects");
+  return fd;
+}
+
+// Sends what it can of `bytes`; the server may close early (it refused them): fine.
+inline void send_all(int fd, std::string_view bytes) {
+  for (std::size_t sent = 0; sent < bytes.size();) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    sent += static_cast<std::size_t>(n);
+  }
+}
+
+// Appends what arrives to `received` until `enough` says so or the server closes; a read that
+// times out breaks the property that the server closes within its timeouts.
+template <typename Enough>
+void receive(int fd, std::string& received, Enough enough) {
+  char buffer[16384];
+  while (!enough(received)) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n < 0) require(errno == ECONNRESET, "the server closes within its timeouts");
+    if (n <= 0) return;
+    received.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+// Everything the server sends until it closes.
+inline std::string receive_until_closed(int fd) {
+  std::string received;
+  receive(fd, received, [](const std::string&) { return false; });
+  return received;
+}
+
+// The desk socket's decoding, answering each message as the customer socket would: a pong, the
+// text back as JSON, or a close saying why it was refused.
+class SocketEcho final : public http::WebSocketHandler {
+ public:
+  void on_open(std::shared_ptr<http::WebSocketPeer> peer) override { peer_ = std::move(peer); }
+  void on_message(std::string_view text) override {
+    const api::SocketMessage message = api::decode_socket_message(text);
+    if (message.kind == api::SocketMessage::Kind::kPing) peer_->send(R"({"type":"pong"})");
+    if (message.kind == api::SocketMessage::Kind::kRefused) peer_->close(message.text);
+    if (message.kind == api::SocketMessage::Kind::kAsk)
+      peer_->send(boost::json::serialize(boost::json::object{{"text", message.text}}));
+  }
+  void on_close() override { peer_.reset(); }
+
+ private:
+  std::shared_ptr<http::WebSocketPeer> peer_;
+};
+
+}  // namespace supportd::fuzz
