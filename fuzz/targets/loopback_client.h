@@ -22,19 +22,26 @@
 
 namespace supportd::fuzz {
 
-// A socket connected to 127.0.0.1:port.
+// A socket connected to 127.0.0.1:port. Thousands of connections a minute can use up the
+// machine's ephemeral ports for a moment (EADDRNOTAVAIL, while closed ones wait out TIME-WAIT
+// beside other tests' connections): a client waits and tries again, for up to 2 s; any other
+// failure (the server not listening) fails the run.
 inline int connect_loopback(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  require(fd >= 0, "a client socket opens");
-  timeval timeout{10, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(port);
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  require(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0,
-          "the client connects");
-  return fd;
+  for (int attempt = 0;; ++attempt) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    require(fd >= 0, "a client socket opens");
+    timeval timeout{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
+    const int error = errno;
+    ::close(fd);
+    require((error == EADDRNOTAVAIL || error == EAGAIN) && attempt < 200, "the client connects");
+    ::usleep(10000);
+  }
 }
 
 // Sends what it can of `bytes`; the server may close early (it refused them): fine.
