@@ -267,8 +267,7 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   step("baseline", true,
        fmt::format("p99 {:.0f} ms; {} latency alert(s) raised while steady{}{}",
                    report.baseline_p99_ms, report.alerts_while_steady,
-                   report.steady_alerts.empty() ? "" : ": ",
-                   fmt::join(report.steady_alerts, ", ")),
+                   report.steady_alerts.empty() ? "" : ": ", fmt::join(report.steady_alerts, ", ")),
        false);
 
   // Inject: each decode step a low request takes part in waits `delay`; a normal request shares

@@ -41,8 +41,8 @@ struct DrillOptions {
   // The load runs at least this long before the baseline, so that the server's latency
   // windows (60 s) hold the steady load only and what its start raised is not counted false.
   std::chrono::seconds settle{60};
-  std::chrono::seconds baseline{30};        // the baseline window
-  double delay_ms = 0;                      // the decode delay per step; 0: sized from the baseline
+  std::chrono::seconds baseline{30};  // the baseline window
+  double delay_ms = 0;                // the decode delay per step; 0: sized from the baseline
   std::chrono::seconds detect_timeout{60};
   std::chrono::seconds recover_timeout{120};
   std::chrono::seconds window{10};  // p99 while recovering: over requests sent this recently
@@ -68,7 +68,7 @@ struct DrillReport {
   double recovered_p99_ms = 0;
   double delay_ms = 0;
   std::optional<double> detect_s, rule_s, mitigate_s, recover_s;
-  std::size_t alerts_while_steady = 0;  // latency alerts raised in the baseline window (false)
+  std::size_t alerts_while_steady = 0;     // latency alerts raised in the baseline window (false)
   std::vector<std::string> steady_alerts;  // those alerts, as "signal@since"
   std::int64_t requests = 0;
   std::int64_t failed_requests = 0;  // no answer, or 5xx other than the shed class's 503
