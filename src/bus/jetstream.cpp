@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <thread>
+
 #include "bus/native.h"
 
 namespace supportd::bus {
@@ -49,6 +52,16 @@ Status JetStream::ensure_stream(const StreamSpec& spec) {
   jsStreamInfo* info = nullptr;
   jsErrCode code = static_cast<jsErrCode>(0);
   natsStatus s = js_AddStream(&info, js, &config, nullptr, &code);
+  // Nodes starting together race to add the same stream: the loser may be told its subjects
+  // overlap an existing stream (the winner's, being created) rather than that the name exists.
+  // Asked again once the winner's stream is there, it gets the usual answers; a stream of
+  // another name holding these subjects still fails, after the last attempt.
+  for (int attempt = 0; s != NATS_OK && code == JSStreamSubjectOverlapErr && attempt < 5;
+       ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    code = static_cast<jsErrCode>(0);
+    s = js_AddStream(&info, js, &config, nullptr, &code);
+  }
   if (s != NATS_OK && code == JSStreamNameExistErr) {
     code = static_cast<jsErrCode>(0);
     s = js_UpdateStream(&info, js, &config, nullptr, &code);
