@@ -92,10 +92,17 @@ Result<ModelInfo> read_gguf_header(const std::string& path,
   for (std::int64_t t = 0; t < gguf_get_n_tensors(g); ++t) {
     const std::int64_t* ne = gguf_get_tensor_ne(g, t);
     std::int64_t n = 1;
+    bool overflow = false;
     for (int d = 0; d < GGML_MAX_DIMS; ++d)
-      n *= ne[d];
+      overflow = overflow || __builtin_mul_overflow(n, ne[d], &n);
+    // A hostile header can claim more elements than any count holds (the fuzzer found one).
+    if (overflow || __builtin_add_overflow(info.parameters, n, &info.parameters)) {
+      gguf_free(g);
+      return Error::make(ErrorCode::kCorrupt,
+                         path + " is corrupt: tensor " + std::to_string(t) +
+                             " claims more elements than a 64-bit count holds");
+    }
     const std::string type = ggml_type_name(gguf_get_tensor_type(g, t));
-    info.parameters += n;
     info.tensor_types[type] += 1;
     parameters_by_type[type] += n;
   }
