@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "bench/prompt_text.h"
+#include "core/text.h"
 
 namespace supportd::bench {
 namespace {
@@ -34,18 +35,6 @@ std::optional<double> weight(std::string_view text) {
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0)
     return std::nullopt;
   return value;
-}
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end - start));
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return parts;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/hash.h"
+#include "core/text.h"
 
 namespace supportd::engine::router {
 
@@ -85,18 +86,6 @@ std::optional<int> whole_number(std::string_view text) {
   return value;
 }
 
-// `text` cut at each `separator`.
-std::vector<std::string_view> cut(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t at = text.find(separator, start);
-    parts.push_back(text.substr(start, at == std::string_view::npos ? at : at - start));
-    if (at == std::string_view::npos) return parts;
-    start = at + 1;
-  }
-}
-
 }  // namespace
 
 Result<Split> decode_split(std::string_view text) {
@@ -105,8 +94,8 @@ Result<Split> decode_split(std::string_view text) {
   const auto bad = [text] {
     return Error::make(ErrorCode::kCorrupt, fmt::format("not a stored split: '{}'", text));
   };
-  const std::vector<std::string_view> sections = cut(text, ';');
-  for (std::string_view share : cut(sections[0], ',')) {
+  const std::vector<std::string_view> sections = supportd::split(text, ';');
+  for (std::string_view share : supportd::split(sections[0], ',')) {
     const auto equals = share.rfind('=');
     if (equals == std::string_view::npos) return bad();
     const auto weight = whole_number(share.substr(equals + 1));
