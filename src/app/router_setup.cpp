@@ -86,6 +86,7 @@ Result<std::unique_ptr<store::RouteHistory>> keep_route_history(
         engine::router::RouteChange{record.deployment, record.action, std::move(before).value(),
                                     std::move(after).value(), record.who, record.unix_ms});
   }
+  router.restore_routes(earlier);
   store::RouteHistory* kept_in = history->get();
   router.keep_history(
       std::move(earlier), [kept_in, path](const engine::router::RouteChange& change) {
