@@ -129,22 +129,43 @@ class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Pee
   bool close_started_ = false;        // strand only
 };
 
+// A close handshake, bounded by `limit` (the server's write timeout): past it the socket is shut,
+// which ends every operation on it, and the close is cancelled. Without the bound, a close the
+// writer sends while the reader's read fails on a protocol error deadlocks inside Beast: the
+// close holds the write lock waiting for the read to end, the failing read waits for the write
+// lock to send its own close frame; Beast's own close timeout (30 s) shuts the socket but
+// resumes neither, and the connection's coroutine (and its handler's on_close) stays pending.
+template <typename WebSocket>
+net::awaitable<void> close_within(WebSocket& ws, websocket::close_reason reason,
+                                  std::chrono::steady_clock::duration limit) {
+  using namespace net::experimental::awaitable_operators;
+  auto shut_after = [](WebSocket& ws,
+                       std::chrono::steady_clock::duration limit) -> net::awaitable<void> {
+    net::steady_timer timer(co_await net::this_coro::executor, limit);
+    auto [ec] = co_await timer.async_wait(as_tuple(use_awaitable));
+    if (ec) co_return;  // the close ended first
+    boost::system::error_code ignored;
+    beast::get_lowest_layer(ws).socket().close(ignored);
+  };
+  co_await (ws.async_close(reason, as_tuple(use_awaitable)) || shut_after(ws, limit));
+}
+
 // Reads until the socket closes. A binary message is refused with a close frame, unless the
 // writer is already closing: then the reader goes on reading (the client's close frame, which
 // ends the handshake, arrives through it) without handing messages on.
 template <typename WebSocket>
-net::awaitable<void> read_messages(WebSocket& ws, WebSocketHandler& handler, Peer& peer) {
+net::awaitable<void> read_messages(WebSocket& ws, WebSocketHandler& handler, Peer& peer,
+                                   std::chrono::steady_clock::duration close_limit) {
   beast::flat_buffer buffer;
   for (;;) {
     auto [ec, n] = co_await ws.async_read(buffer, as_tuple(use_awaitable));
-    if (ec) fprintf(stderr, "DBG read ends %s\n", ec.message().c_str());
     if (ec) co_return;  // closed by the client, a protocol error (Beast answers it), or the limit
     if (!ws.got_text()) {
       peer.mark_closed();  // nothing more is sent, nor handed on
       if (peer.start_close()) {
-        co_await ws.async_close(
-            {websocket::close_code::bad_payload, "only text messages are accepted"},
-            as_tuple(use_awaitable));
+        co_await close_within(
+            ws, {websocket::close_code::bad_payload, "only text messages are accepted"},
+            close_limit);
         co_return;
       }
     } else if (!peer.closed()) {
@@ -153,22 +174,6 @@ net::awaitable<void> read_messages(WebSocket& ws, WebSocketHandler& handler, Pee
     }
     buffer.consume(buffer.size());
   }
-}
-
-// The writer's close, bounded: Beast's close operation holds the write lock while it waits for
-// the reader's read to end, and a read that fails (a protocol error) waits for the write lock
-// to send its own close frame; neither ends until `limit` cancels the close (the socket is then
-// shut without the handshake, and the read ends too).
-template <typename WebSocket>
-net::awaitable<void> close_within(WebSocket& ws, websocket::close_reason reason,
-                                  std::chrono::steady_clock::duration limit) {
-  using namespace net::experimental::awaitable_operators;
-  net::steady_timer timer(co_await net::this_coro::executor, limit);
-  auto t0 = std::chrono::steady_clock::now();
-  fprintf(stderr, "DBG close start\n");
-  auto r = co_await (ws.async_close(reason, as_tuple(use_awaitable)) ||
-            timer.async_wait(as_tuple(use_awaitable)));
-  fprintf(stderr, "DBG close end branch %zu after %.3f\n", r.index(), std::chrono::duration<double>(std::chrono::steady_clock::now()-t0).count());
 }
 
 template <typename WebSocket>
@@ -225,9 +230,8 @@ net::awaitable<void> Connection<Stream>::run_websocket(std::shared_ptr<WebSocket
   auto peer = std::make_shared<Peer>(ws.get_executor(), server_.options.stream_buffer_limit,
                                      beast::get_lowest_layer(ws).socket());
   handler->on_open(peer);
-  co_await (read_messages(ws, *handler, *peer) ||
+  co_await (read_messages(ws, *handler, *peer, server_.options.write_timeout) ||
             write_messages(ws, *peer, server_.options.write_timeout));
-  fprintf(stderr, "DBG session end\n");
   peer->forget_socket();
   peer->mark_closed();
   handler->on_close();
