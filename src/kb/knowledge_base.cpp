@@ -228,20 +228,16 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
     for (SearchHit& hit : result.hits)
       hit.confidence = 0;
   }
-  // The out-of-scope gate, on the features already computed: the components must agree on the
-  // first entry at least as well as nearly every held-out in-scope question makes them.
+  // The out-of-scope gate, on the evidence already computed (scope.h): how close the question
+  // is to the first entry at all, by the model fitted at import.
   if (!result.shares_words) {
     result.out_of_scope = true;
     result.scope_reason = "no word of the question occurs in the knowledge base";
-  } else if (!ranking.empty()) {
-    Availability available = s.retriever->available();
-    for (Component component : kComponents) {
-      if (needs_vector(component) && !result.used_vectors) {
-        available[static_cast<std::size_t>(component)] = false;
-      }
-    }
-    result.scope_reason =
-        scope_decline_reason(model.scope, scope_support(ranking.front(), available));
+    result.scope_probability = 0;
+  } else {
+    const ScopeEvidence evidence = scope_evidence(ranking);
+    if (model.scope.enabled) result.scope_probability = scope_probability(model.scope, evidence);
+    result.scope_reason = scope_decline_reason(model.scope, evidence);
     result.out_of_scope = !result.scope_reason.empty();
   }
   if (!result.hits.empty()) {
