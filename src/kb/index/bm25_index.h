@@ -38,6 +38,9 @@ class Bm25Index {
   // documents sharing no term with the query are never returned.
   std::vector<Hit> search(std::span<const std::string> query, int k) const;
 
+  // Whether some document has `term`.
+  bool contains(const std::string& term) const { return terms_.contains(term); }
+
   int size() const { return static_cast<int>(lengths_.size()); }
   int vocabulary() const { return static_cast<int>(postings_.size()); }
 

@@ -10,8 +10,8 @@
 namespace supportd::kb {
 
 const char* scope_feature_name(std::size_t feature) {
-  static constexpr const char* kNames[kScopeFeatureCount] = {"similarity",   "overlap", "fasttext",
-                                                             "encoder-head", "score",   "margin"};
+  static constexpr const char* kNames[kScopeFeatureCount] = {"similarity", "overlap", "score",
+                                                             "margin"};
   return feature < kScopeFeatureCount ? kNames[feature] : "";
 }
 
@@ -21,10 +21,8 @@ ScopeEvidence scope_evidence(const std::vector<Ranked>& ranking) {
   const Ranked& first = ranking.front();
   evidence[0] = first.evidence.similarity;
   evidence[1] = first.evidence.overlap;
-  evidence[2] = first.features[static_cast<std::size_t>(Component::kClassifier)];
-  evidence[3] = first.features[static_cast<std::size_t>(Component::kHead)];
-  evidence[4] = first.score;
-  evidence[5] = first.score - (ranking.size() > 1 ? ranking[1].score : 0.0f);
+  evidence[2] = first.score;
+  evidence[3] = first.score - (ranking.size() > 1 ? ranking[1].score : 0.0f);
   return evidence;
 }
 
@@ -42,7 +40,7 @@ std::string scope_decline_reason(const ScopeGate& gate, const ScopeEvidence& evi
   char text[256];
   std::snprintf(text, sizeof text,
                 "out of scope: probability %.3f is below the floor %.3f (nearest phrasing's "
-                "cosine %.2f, %.0f%% of the question's words in the best match, classifier %.2f)",
+                "cosine %.2f, %.0f%% of the question's words in the best match, score %.2f)",
                 probability, gate.floor, evidence[0], evidence[1] * 100, evidence[2]);
   return text;
 }

@@ -19,6 +19,10 @@ constexpr auto kDense = static_cast<std::size_t>(Component::kDense);
 constexpr auto kDenseVote = static_cast<std::size_t>(Component::kDenseVote);
 constexpr auto kHead = static_cast<std::size_t>(Component::kHead);
 constexpr std::size_t kMinimumQuestions = 20;
+// The ridge on the gate's weights: a tiny knowledge base's few held-out questions are often
+// separable from their synthetic counterparts, and an unpenalized fit then grows its weights
+// without bound and declines a new paraphrase with certainty; on thousands it weighs nothing.
+constexpr double kRidge = 0.1;
 
 // Every held-out question's evidence, in scope and without its entry.
 struct Scored {
@@ -115,7 +119,8 @@ ScopeGate fit_scope_gate(const std::vector<DevQuestion>& dev, const Features& we
       outcomes.push_back(list == &scored.in_scope);
     }
   }
-  const std::optional<LogisticWeights> fitted = fit_logistic(rows, outcomes, kScopeFeatureCount);
+  const std::optional<LogisticWeights> fitted =
+      fit_logistic(rows, outcomes, kScopeFeatureCount, kRidge);
   if (!fitted) return gate;
   std::copy(fitted->begin(), fitted->end(), gate.weights.begin());
   // The floor: the probability that `pass_rate` of the questions answered right reach.

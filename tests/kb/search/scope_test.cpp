@@ -123,7 +123,7 @@ TEST(ScopeGate, TooFewHeldOutQuestionsLeaveTheGateOff) {
 TEST(ScopeGate, DeclinesBelowTheFloorAndSaysWhy) {
   ScopeGate gate;
   gate.enabled = true;
-  gate.weights = {-4, 10, 0, 0, 0, 0, 0};  // in scope when the cosine is above 0.4
+  gate.weights = {-4, 10, 0, 0, 0};  // in scope when the cosine is above 0.4
   gate.floor = 0.5;
   ScopeEvidence near{}, far{};
   near[0] = 0.8;
