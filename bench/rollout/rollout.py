@@ -1,11 +1,11 @@
 # The load and the roll-out steps of bench/rollout/run (see there): closed-loop streaming
 # clients on threads, each request's TTFT, the version that served it and whether the stream
 # ended whole, grouped by the step that was in force when it started.
-import http.client, json, statistics, sys, threading, time
+import http.client, json, math, statistics, sys, threading, time
 
-port, key, workers, max_tokens, step_s, candidate = (int(sys.argv[1]), sys.argv[2],
-                                                     int(sys.argv[3]), int(sys.argv[4]),
-                                                     float(sys.argv[5]), sys.argv[6])
+port, key, workers, max_tokens, step_s, candidate, rounds = (
+    int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
+    sys.argv[6], int(sys.argv[7]))
 admin_headers = {"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 lock = threading.Lock()
 records = []  # (step, ttft_ms or None, model, ok)
@@ -81,6 +81,33 @@ threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
 for t in threads:
     t.start()
 set_step("baseline")
+# The slower shadow, side by side with none: rounds of off and on, so that a drift of the
+# machine's load falls on both alike.
+for _ in range(rounds):
+    set_step("shadow off", {"stable": 100})
+    set_step("slow shadow 100%", {"stable": 100}, {"version": "slow", "percent": 100})
+set_step("shadow off", {"stable": 100})
+
+
+def drain_shadows(limit_s):
+    """Waits (up to limit_s) until no shadow copy waits or runs; returns the seconds waited."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit_s:
+        queue = admin("GET", "/admin/routes")["shadow_queue"]
+        if queue["waiting"] == 0 and queue["running"] == 0:
+            break
+        time.sleep(0.1)
+    return time.monotonic() - start
+
+
+# The slow copies still queued finish before the roll-out (their figures are read then), so
+# that the candidate's shadow step starts with an empty queue.
+with lock:
+    step_name = "draining slow copies"
+drained_s = drain_shadows(max(60.0, 10 * step_s))
+slow_shadow = next(v for v in admin("GET", "/admin/models")["versions"]
+                   if v["name"] == "slow")["shadow"]
+print(f"the slow shadow's queued copies took {drained_s:.1f} s more to finish", file=sys.stderr)
 # Load and warm the candidate at run time, under the load: a step of its own, timed.
 with lock:
     step_name = "load + warm"
@@ -101,10 +128,17 @@ print(load_line, file=sys.stderr)
 set_step("shadow 100%", {"stable": 100}, {"version": "candidate", "percent": 100})
 shadow = next(v for v in admin("GET", "/admin/models")["versions"]
               if v["name"] == "candidate")["shadow"]
-shadow_line = (f"shadow: {shadow['copies']} copies, {shadow['dropped']} dropped, "
-               f"{shadow['errors']} errors, {shadow['compared']} compared, exact "
-               f"{shadow['exact_match_rate']:.2f}, word overlap {shadow['token_overlap']:.2f}, "
-               f"shadow TTFT p99 {shadow['ttft_p99_ms']:.0f} ms")
+
+
+def describe_shadow(name, figures):
+    return (f"shadow onto {name}: {figures['copies']} copies, {figures['dropped']} dropped "
+            f"(queue full), {figures['errors']} errors, {figures['compared']} compared, exact "
+            f"{figures['exact_match_rate']:.2f}, word overlap {figures['token_overlap']:.2f}, "
+            f"shadow TTFT p99 {figures['ttft_p99_ms']:.0f} ms")
+
+
+shadow_line = describe_shadow("candidate", shadow)
+slow_shadow_line = describe_shadow("slow", slow_shadow)
 print(shadow_line, file=sys.stderr)
 # Rollback: everything onto the candidate, then back by one call; the next request must be
 # served by stable.
@@ -130,20 +164,22 @@ stop.set()
 for t in threads:
     t.join()
 
-print(f"{'step':<16} {'requests':>8} {'failed':>6} {'ttft p50 ms':>11} {'ttft p99 ms':>11}  served by")
+print(f"{'step':<20} {'requests':>8} {'failed':>6} {'ttft p50 ms':>11} {'ttft p99 ms':>11}  served by")
 baseline_p99 = None
 worst_ratio = 0
 shadow_ratio = None
-for name in ["baseline", "load + warm", "shadow 100%", "canary 10%", "50/50", "100%",
-             "stable unloaded"]:
+p99_of = {}
+rollout_steps = ["load + warm", "shadow 100%", "canary 10%", "50/50", "100%", "stable unloaded"]
+for name in ["baseline", "shadow off", "slow shadow 100%", "draining slow copies"] + rollout_steps:
     rows = [r for r in records if r[0] == name]
     ttfts = sorted(r[1] for r in rows if r[1] is not None)
     failed = sum(1 for r in rows if not r[3])
     p50 = statistics.median(ttfts) if ttfts else float("nan")
     p99 = ttfts[min(len(ttfts) - 1, int(0.99 * len(ttfts)))] if ttfts else float("nan")
+    p99_of[name] = p99
     if name == "baseline":
         baseline_p99 = p99
-    elif ttfts and baseline_p99:
+    elif ttfts and baseline_p99 and name in rollout_steps:
         worst_ratio = max(worst_ratio, p99 / baseline_p99)
         if name == "shadow 100%":
             shadow_ratio = p99 / baseline_p99
@@ -151,10 +187,16 @@ for name in ["baseline", "load + warm", "shadow 100%", "canary 10%", "50/50", "1
     for r in rows:
         served[r[2]] = served.get(r[2], 0) + 1
     shares = ", ".join(f"{m} {100 * n / len(rows):.0f}%" for m, n in sorted(served.items(), key=str))
-    print(f"{name:<16} {len(rows):>8} {failed:>6} {p50:>11.0f} {p99:>11.0f}  {shares}")
+    print(f"{name:<20} {len(rows):>8} {failed:>6} {p50:>11.0f} {p99:>11.0f}  {shares}")
 print(load_line)
+print(f"{slow_shadow_line} (its last copies ended {drained_s:.1f} s after its last step)")
 print(shadow_line)
 print(rollback_line)
+off, on = p99_of.get("shadow off", math.nan), p99_of.get("slow shadow 100%", math.nan)
+if off > 0 and not math.isnan(on):
+    print(f"callers' p99 TTFT with 100% shadowed onto the slower version: {on:.0f} ms against "
+          f"{off:.0f} ms off, {on / off:.2f}x (target <= 1.05; {rounds} rounds of {step_s:g} s "
+          f"each)")
 if shadow_ratio is not None:
     print(f"callers' p99 TTFT with the shadow at 100%: {shadow_ratio:.2f}x the baseline "
           f"(target <= 1.05)")

@@ -69,12 +69,21 @@ json::object desk_stats(desk::Desk& desk, const std::vector<std::string>& tenant
     capped = capped || list->conversations.size() >= store::kMaxWaitingListed;
   }
 
+  // The A/B figures: per model version, what the answers it generated were and how its
+  // conversations ended.
+  json::object versions;
+  for (const auto& [name, version] : f.versions) {
+    versions[name] = json::object{{"answers", counts_json(version.answers)},
+                                  {"answers_total", total(version.answers)},
+                                  {"handoffs", static_cast<std::int64_t>(version.handoffs)},
+                                  {"csat", csat_json(version.csat)}};
+  }
   return {{"answers", counts_json(f.answers)},   {"answers_total", total(f.answers)},
           {"handoffs", counts_json(f.handoffs)}, {"handoffs_total", total(f.handoffs)},
           {"feedback", counts_json(f.feedback)}, {"refused_input", counts_json(f.refused)},
           {"csat", csat_json(f.csat)},           {"waiting_for_human", waiting},
           {"waiting_partial", partial},          {"waiting_capped", capped},
-          {"stages", std::move(stages)}};
+          {"stages", std::move(stages)},         {"versions", std::move(versions)}};
 }
 
 }  // namespace supportd::api

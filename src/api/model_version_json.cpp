@@ -53,8 +53,8 @@ json::object version_figures_json(const router::VersionView& view) {
           {"shadow", shadow_json(view.shadow)}};
 }
 
-json::object version_json(const router::VersionView& view,
-                          const std::map<std::string, router::Split>& routes) {
+json::object version_figures_json(const router::VersionView& view,
+                                  const std::map<std::string, router::Split>& routes) {
   json::object traffic;
   json::object shadowed;
   for (const auto& [deployment, split] : routes) {
@@ -65,6 +65,14 @@ json::object version_json(const router::VersionView& view,
       shadowed[deployment] = split.shadow->percent;
   }
   json::object object = version_figures_json(view);
+  object["traffic_percent"] = std::move(traffic);
+  object["shadow_percent"] = std::move(shadowed);
+  return object;
+}
+
+json::object version_json(const router::VersionView& view,
+                          const std::map<std::string, router::Split>& routes) {
+  json::object object = version_figures_json(view, routes);
   object["reason"] = view.reason;
   object["path"] = view.facts.path;
   object["sha256"] = view.facts.sha256;
@@ -75,8 +83,6 @@ json::object version_json(const router::VersionView& view,
   object["chat_template_sha256"] = view.facts.chat_template_sha256;
   object["load_ms"] = view.load_ms;
   object["warmup_ms"] = view.warmup_ms;
-  object["traffic_percent"] = std::move(traffic);
-  object["shadow_percent"] = std::move(shadowed);
   return object;
 }
 

@@ -19,6 +19,12 @@ boost::json::object split_json(const engine::router::Split& split);
 // milliseconds, and what its copies did as a shadow ("shadow": copies, dropped, errors,
 // completed, compared, exact_match_rate, token_overlap, ttft and e2e p50 / p99).
 boost::json::object version_figures_json(const engine::router::VersionView& view);
+// Those figures with the version's percent of each deployment's traffic ("traffic_percent":
+// {DEPLOYMENT: PERCENT}, only those it takes a share of) and its shadow percent of each
+// ("shadow_percent"), from `routes`: what /v1/stats shows.
+boost::json::object version_figures_json(
+    const engine::router::VersionView& view,
+    const std::map<std::string, engine::router::Split>& routes);
 
 // A version whole, as GET /admin/models lists it: name, state, reason, the file's facts, its
 // percent of each deployment's traffic (`routes`), its shadow percent of each, and its figures.

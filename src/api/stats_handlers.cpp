@@ -65,8 +65,9 @@ http::Response stats(Services& services, http::Request&) {
     document["desk"] = desk_stats(*services.desk, known_tenants(services));
   if (services.router != nullptr) {
     boost::json::array versions;
+    const auto routes = services.router->routes();
     for (const auto& view : services.router->versions())
-      versions.push_back(version_figures_json(view));
+      versions.push_back(version_figures_json(view, routes));
     document["versions"] = std::move(versions);
   }
   return http::Response::json(200, boost::json::serialize(document));

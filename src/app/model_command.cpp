@@ -26,6 +26,10 @@ int verify_models(const std::string& config) {
   }
   int mismatches = 0;
   for (const ModelVersion& version : *versions) {
+    if (!version.upstream.empty()) {
+      fmt::print("{}: upstream {}: no file to verify\n", version.name, version.upstream);
+      continue;
+    }
     auto print = model::fingerprint_model(version.path);
     if (!print) {
       fmt::print(stderr, "error: {}: model '{}': {}\n", version.where, version.name,

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/llama/llama_engine.h"
+#include "engine/upstream/upstream_engine.h"
 #include "model/fingerprint.h"
 
 namespace supportd::app {
@@ -16,6 +17,24 @@ namespace supportd::app {
 engine::router::VersionLoader version_loader(const ServeConfig& config,
                                              const ModelVersion& version) {
   engine::router::VersionLoader loader;
+  if (!version.upstream.empty()) {
+    // An upstream has no file: its facts are its URL; its engine forwards (serve's
+    // --upstream-api-key and --upstream-timeout, its own model or serve's --upstream-model).
+    loader.inspect = [version]() -> Result<engine::router::VersionFacts> {
+      engine::router::VersionFacts facts;
+      facts.path = version.upstream;
+      return facts;
+    };
+    loader.create = [&config, version]() -> Result<std::unique_ptr<engine::Engine>> {
+      engine::upstream::UpstreamOptions options = config.upstream;
+      options.url = version.upstream;
+      if (!version.upstream_model.empty()) options.model = version.upstream_model;
+      auto engine = engine::upstream::UpstreamEngine::create(options);
+      if (!engine) return engine.error();
+      return std::unique_ptr<engine::Engine>(std::move(engine).value());
+    };
+    return loader;
+  }
   loader.inspect = [version]() -> Result<engine::router::VersionFacts> {
     auto print = model::fingerprint_model(version.path);
     if (!print) return print.error();
@@ -49,7 +68,9 @@ Result<std::unique_ptr<engine::router::RouterEngine>> build_router(const ServeCo
                    {},
                    0};
     };
-    spdlog::info("model version {}: checking {}", version.name, version.path);
+    spdlog::info("model version {}: {} {}", version.name,
+                 version.upstream.empty() ? "checking" : "forwarding to",
+                 version.upstream.empty() ? version.path : version.upstream);
     const engine::router::VersionLoader loader = version_loader(config, version);
     auto facts = loader.inspect();
     if (!facts) return failed(facts.error());
@@ -86,6 +107,7 @@ Result<std::unique_ptr<store::RouteHistory>> keep_route_history(
         engine::router::RouteChange{record.deployment, record.action, std::move(before).value(),
                                     std::move(after).value(), record.who, record.unix_ms});
   }
+  router.restore_routes(earlier);
   store::RouteHistory* kept_in = history->get();
   router.keep_history(
       std::move(earlier), [kept_in, path](const engine::router::RouteChange& change) {

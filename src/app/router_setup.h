@@ -27,9 +27,11 @@ engine::router::VersionLoader version_loader(const ServeConfig& config,
 Result<std::unique_ptr<engine::router::RouterEngine>> build_router(const ServeConfig& config);
 
 // The route history kept in `path` (a SQLite file, store/route_history.h): the last 1000
-// changes read back into `router` (GET /admin/routes shows them), and every change from now on
-// appended. A change the store cannot take is logged, not refused. Errors: the file cannot be
-// opened or read (naming it). The result must outlive the router's changes.
+// changes read back into `router` (GET /admin/routes shows them), each deployment's last split
+// put back when every version it names is loaded (RouterEngine::restore_routes; a warning
+// naming the missing version otherwise), and every change from now on appended. A change the store
+// cannot take is logged, not refused. Errors: the file cannot be opened or read (naming it). The
+// result must outlive the router's changes.
 Result<std::unique_ptr<store::RouteHistory>> keep_route_history(
     engine::router::RouterEngine& router, const std::filesystem::path& path);
 

@@ -31,6 +31,10 @@ Status ServeOptions::take_models() {
   const std::vector<std::string>& flags = config_.model_flags;
   config_.models.clear();
   if (flags.size() == 1 && !names_a_version(flags[0])) {
+    if (names_a_version(config_.upstream.url)) {
+      return Error::invalid("--upstream " + config_.upstream.url +
+                            " is a named version: name the --model too (--model NAME=PATH)");
+    }
     config_.engine.model_path = flags[0];  // one bare path: served as before, no router
     return {};
   }
@@ -44,9 +48,19 @@ Status ServeOptions::take_models() {
     if (!versions) return versions.error();
     config_.models = std::move(versions).value();
   }
+  // --upstream NAME=URL: one more version, after the others.
+  if (names_a_version(config_.upstream.url)) {
+    auto version = parse_upstream_flag(config_.upstream.url);
+    if (!version) return version.error();
+    config_.models.push_back(std::move(version).value());
+    config_.upstream.url.clear();
+  }
   if (Status unique = check_unique_names(config_.models); !unique) return unique;
-  if (!config_.models.empty() && !config_.upstream.url.empty())
-    return Error::invalid("give either model versions (--model, [[models]]) or --upstream");
+  if (!config_.models.empty() && !config_.upstream.url.empty()) {
+    return Error::invalid(
+        "give either model versions (--model, [[models]]) or an unnamed --upstream URL (name "
+        "it --upstream NAME=URL to serve it as one of the versions)");
+  }
   if (!config_.models.empty() && config_.cluster.role == Role::kGateway)
     return Error::invalid("--role gateway runs no model: model versions belong to engine nodes");
   return {};

@@ -177,8 +177,12 @@ void declare_engine(OptionTable& table, ServeConfig& config) {
                "Decode a representative batch before /ready (default on; --warmup=false skips it)");
 
   table.rule([&config, &model] {
-    if (!model.value().empty() && !config.upstream.url.empty())
-      return Status(Error::invalid("give either --model or --upstream, not both"));
+    // A named upstream (--upstream NAME=URL) is a version beside named --model versions.
+    if (!model.value().empty() && !config.upstream.url.empty() &&
+        !names_a_version(config.upstream.url))
+      return Status(
+          Error::invalid("give either --model or --upstream, not both (or name both: "
+                         "--model NAME=PATH --upstream NAME=URL)"));
     return Status();
   });
   // llama.cpp's plain attention multiplies by the values as they are stored; only its flash
@@ -210,7 +214,9 @@ void declare_upstream(OptionTable& table, ServeConfig& config) {
   OptionSection upstream = table.section("upstream", "Upstream (instead of a local model)");
   engine::upstream::UpstreamOptions& u = config.upstream;
   upstream.value("upstream", u.url, "",
-                 "Forward generation to this OpenAI-compatible server instead of a local model");
+                 "Forward generation to this OpenAI-compatible server instead of a local model; "
+                 "as NAME=URL it is a model version beside the --model NAME=PATH ones (more in "
+                 "[[models]] tables with upstream = URL)");
   upstream.value("upstream-model", u.model, "", "Model to request from the upstream");
   upstream.value("upstream-api-key", u.api_key, "", "Bearer token for the upstream");
   upstream.value("upstream-timeout", u.timeout_s, 600, "Seconds an upstream request may take")

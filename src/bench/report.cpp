@@ -219,6 +219,7 @@ Report build_report(const RunRecord& record, const BenchOptions& options) {
   report.goodput_ratio =
       all.requests > 0 ? static_cast<double>(all.good) / static_cast<double>(all.requests) : 0;
   if (report.duration_s > 0) report.input_token_throughput = input_tokens / report.duration_s;
+  report.versions = version_reports(record, record.model);
   report.steady = steady_decode(streams);
   report.timeline = timeline(record);
   report.client = record.client;

@@ -44,6 +44,18 @@ struct ClassReport {
   std::vector<double> ttft_sorted, e2e_sorted;  // for CDF charts, milliseconds, ascending
 };
 
+// One model version's share of the run, by the answers' "model" (a model router names the
+// version that served each); requests refused or failed before naming one are under "".
+struct VersionReport {
+  std::string name;
+  std::int64_t requests = 0, ok = 0, rejected = 0, errors = 0;
+  double ttft_p50_ms = 0, ttft_p99_ms = 0, e2e_p50_ms = 0, e2e_p99_ms = 0;  // over ok
+};
+
+// Per version, by name, of the measured requests; empty unless the answers name more than one
+// model or one other than `requested` (the id every request asked for), as a router's do.
+std::vector<VersionReport> version_reports(const RunRecord& record, const std::string& requested);
+
 struct TenantReport {
   std::string name;
   std::int64_t requests = 0, ok = 0, rejected = 0, errors = 0, output_tokens = 0;
@@ -87,6 +99,7 @@ struct Report {
   std::map<std::string, std::string> error_examples;  // kind -> one detail
   std::array<ClassReport, kClassCount + 1> classes;   // high, normal, low, all
   std::vector<TenantReport> tenants;
+  std::vector<VersionReport> versions;  // see version_reports
   SteadyDecode steady;
   std::vector<TimelineBucket> timeline;
   std::vector<ClientSample> client;

@@ -203,6 +203,18 @@ std::string report_json(const Report& r) {
                                    {"ttft_p50_ms", rounded(t.ttft_p50_ms)},
                                    {"ttft_p99_ms", rounded(t.ttft_p99_ms)}});
   }
+  json::array versions;
+  for (const VersionReport& v : r.versions) {
+    versions.push_back(json::object{{"name", v.name},
+                                    {"requests", v.requests},
+                                    {"ok", v.ok},
+                                    {"rejected", v.rejected},
+                                    {"errors", v.errors},
+                                    {"ttft_p50_ms", rounded(v.ttft_p50_ms)},
+                                    {"ttft_p99_ms", rounded(v.ttft_p99_ms)},
+                                    {"e2e_p50_ms", rounded(v.e2e_p50_ms)},
+                                    {"e2e_p99_ms", rounded(v.e2e_p99_ms)}});
+  }
   json::object examples;
   for (const auto& [kind, detail] : r.error_examples)
     examples[kind] = detail;
@@ -233,6 +245,7 @@ std::string report_json(const Report& r) {
       {"config", config(r.options)},
       {"classes", std::move(classes)},
       {"tenants", std::move(tenants)},
+      {"versions", std::move(versions)},
       {"error_examples", std::move(examples)},
       {"steady_decode", json::object{{"streams", s.streams},
                                      {"overlapping", s.overlapping},

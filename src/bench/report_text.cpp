@@ -165,6 +165,13 @@ std::string format_summary(const Report& r) {
         t.name, t.requests, t.ok, t.rejected, t.errors, t.output_tokens, t.ttft_p50_ms,
         t.ttft_p99_ms);
   }
+  for (const VersionReport& v : r.versions) {
+    out += fmt::format(
+        "version {}: {} requests, ok {}, rejected {}, errors {}, TTFT p50 {:.1f} ms p99 {:.1f} "
+        "ms, E2E p50 {:.1f} ms p99 {:.1f} ms\n",
+        v.name.empty() ? "(not named)" : v.name, v.requests, v.ok, v.rejected, v.errors,
+        v.ttft_p50_ms, v.ttft_p99_ms, v.e2e_p50_ms, v.e2e_p99_ms);
+  }
   out += format_steady_decode(r.steady) + "\n";
   return out;
 }

@@ -40,6 +40,7 @@ struct RequestResult {
   int prompt_tokens = -1;     // from usage; -1: not reported
   int completion_tokens = -1;
   int cached_tokens = -1;      // usage.prompt_tokens_details.cached_tokens
+  std::string served_by;       // the answer's "model" (a router's version); "": not named
   std::vector<float> token_s;  // per content event: seconds after send_s
 };
 

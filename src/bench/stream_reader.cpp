@@ -51,6 +51,10 @@ void StreamReader::on_event(std::string_view data, float offset_s) {
     return;
   }
   const json::object& o = event.as_object();
+  if (const json::value* model = o.if_contains("model");
+      model_.empty() && model && model->is_string()) {
+    model_ = std::string(model->as_string());
+  }
   if (const json::value* error = o.if_contains("error")) {
     if (!failed_) {
       failed_ = true;

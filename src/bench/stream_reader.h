@@ -16,7 +16,8 @@ class StreamReader {
  public:
   // One event's data, received `offset_s` seconds after the request was sent. A chunk with
   // non-empty content (chat: choices[0].delta.content; completions: choices[0].text) is a
-  // token event; "usage" anywhere is kept (the last one wins); {"error": ...} fails the stream.
+  // token event; "usage" anywhere is kept (the last one wins); {"error": ...} fails the stream;
+  // the first "model" is kept.
   void on_event(std::string_view data, float offset_s);
 
   bool done() const { return done_; }      // "[DONE]" arrived
@@ -28,6 +29,8 @@ class StreamReader {
   int prompt_tokens() const { return prompt_tokens_; }  // -1 until usage arrives
   int completion_tokens() const { return completion_tokens_; }
   int cached_tokens() const { return cached_tokens_; }
+  // The "model" the first chunk that had one named (a model router's version); "" when none.
+  const std::string& model() const { return model_; }
 
  private:
   std::vector<float> tokens_;
@@ -37,6 +40,7 @@ class StreamReader {
   int prompt_tokens_ = -1;
   int completion_tokens_ = -1;
   int cached_tokens_ = -1;
+  std::string model_;
 };
 
 // The kind of a non-200 answer: "<status>" and, when the body is an OpenAI error with a code

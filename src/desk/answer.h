@@ -42,6 +42,7 @@ struct Answer {
   std::string handoff = "bot";  // the conversation's state after this turn
   std::string notice;           // set when filtering changed or stopped something
   int history_messages = 0;     // earlier messages of the conversation the model was given
+  std::string version;          // the model version that generated it (a router names it)
   std::vector<std::pair<std::string, double>> timings;  // stage -> milliseconds, in order
 };
 

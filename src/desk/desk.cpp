@@ -174,7 +174,7 @@ Status Desk::rate_conversation(const std::string& tenant, const std::string& ses
   Status s = stores_.sessions->rate_conversation(session, csat);
   if (s) {
     metrics_.feedback("csat");
-    metrics_.csat(csat);
+    metrics_.csat(csat, session);
   }
   return s;
 }

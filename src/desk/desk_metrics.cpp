@@ -7,6 +7,9 @@
 namespace supportd::desk {
 namespace {
 
+// Sessions whose version is remembered for their handoffs and CSAT (about 10 MB at most).
+constexpr std::size_t kRememberedSessions = 100000;
+
 // One bucket per score: the histogram's buckets are the score distribution.
 std::vector<double> csat_bounds() {
   return {1, 2, 3, 4, 5};
@@ -51,7 +54,54 @@ DeskMetrics::DeskMetrics(obs::Registry& registry)
       csat_(registry.histogram("supportd_desk_csat", "Customer satisfaction scores (1 to 5).", {},
                                csat_bounds())),
       refused_(registry.counter("supportd_desk_input_refused_total",
-                                "Customer messages refused by content rules.", {"category"})) {}
+                                "Customer messages refused by content rules.", {"category"})),
+      version_answers_(registry.counter(
+          "supportd_desk_version_answers_total",
+          "Customer turns a model version generated the answer of, by the answer's source.",
+          {"version", "source"})),
+      version_handoffs_(registry.counter(
+          "supportd_desk_version_handoffs_total",
+          "Conversations handed to a person, by the model version that last answered them.",
+          {"version"})),
+      version_csat_(registry.histogram(
+          "supportd_desk_version_csat",
+          "Customer satisfaction scores (1 to 5), by the model version that last answered.",
+          {"version"}, csat_bounds())) {}
+
+void DeskMetrics::answered(AnswerSource source, const std::string& session,
+                           const std::string& version) {
+  answers_.with({answer_source_name(source)}).increment();
+  if (version.empty()) return;
+  version_answers_.with({version, answer_source_name(source)}).increment();
+  if (session.empty()) return;
+  std::lock_guard lock(sessions_mutex_);
+  const bool added = session_versions_.insert_or_assign(session, version).second;
+  if (!added) return;
+  session_order_.push_back(session);
+  if (session_order_.size() > kRememberedSessions) {
+    session_versions_.erase(session_order_.front());
+    session_order_.pop_front();
+  }
+}
+
+void DeskMetrics::handed_off(const std::string& reason, const std::string& session) {
+  handoffs_.with({reason}).increment();
+  if (const std::string version = version_of(session); !version.empty())
+    version_handoffs_.with({version}).increment();
+}
+
+void DeskMetrics::csat(int score, const std::string& session) {
+  csat_.get().observe(score);
+  if (const std::string version = version_of(session); !version.empty())
+    version_csat_.with({version}).observe(score);
+}
+
+std::string DeskMetrics::version_of(const std::string& session) const {
+  if (session.empty()) return {};
+  std::lock_guard lock(sessions_mutex_);
+  const auto found = session_versions_.find(session);
+  return found == session_versions_.end() ? std::string() : found->second;
+}
 
 DeskFigures DeskMetrics::figures() const {
   DeskFigures f;
@@ -74,6 +124,17 @@ DeskFigures DeskMetrics::figures() const {
   csat_.for_each([&](const obs::Labels&, const obs::Histogram& h) { f.csat = h.snapshot(); });
   stages_.for_each([&](const obs::Labels& labels, const obs::Histogram& h) {
     if (!labels.empty()) f.stages[labels[0]] = h.snapshot();
+  });
+  version_answers_.for_each([&](const obs::Labels& labels, const obs::Counter& counter) {
+    if (labels.size() == 2) f.versions[labels[0]].answers[labels[1]] = counter.value();
+  });
+  version_handoffs_.for_each([&](const obs::Labels& labels, const obs::Counter& counter) {
+    if (!labels.empty()) f.versions[labels[0]].handoffs = counter.value();
+  });
+  for (auto& [name, version] : f.versions)
+    version.csat = obs::Histogram(csat_bounds()).snapshot();
+  version_csat_.for_each([&](const obs::Labels& labels, const obs::Histogram& h) {
+    if (!labels.empty()) f.versions[labels[0]].csat = h.snapshot();
   });
   return f;
 }

@@ -22,7 +22,7 @@ Result<store::Conversation> Handoffs::request_human(const std::string& tenant,
   }
   auto changed = change(tenant, session, {store::Handoff::kWaiting, "", std::nullopt},
                         std::string("waiting for a person (") + handoff_reason_name(reason) + ")");
-  if (changed) metrics_.handed_off(handoff_reason_name(reason));
+  if (changed) metrics_.handed_off(handoff_reason_name(reason), session);
   return changed;
 }
 

@@ -2,6 +2,7 @@
 // writer that drains the peer's outgoing queue, both on the connection's strand; over plain TCP
 // or TLS alike.
 #include <deque>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -55,6 +56,11 @@ class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Pee
     std::lock_guard lock(mutex_);
     return closing_;
   }
+
+  // Strand only: true for the first caller, the one that may send the close frame (Beast allows
+  // one close operation at a time; the reader refusing a message and the writer carrying out
+  // close() may both want to).
+  bool start_close() { return !std::exchange(close_started_, true); }
 
   // Strand only: waits until there is something to do.
   net::awaitable<void> wait() {
@@ -120,28 +126,54 @@ class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Pee
   bool closing_ = false;              // guarded by mutex_
   bool overflowed_ = false;           // guarded by mutex_
   std::string reason_;                // guarded by mutex_
+  bool close_started_ = false;        // strand only
 };
 
+// Reads until the socket closes. A binary message is refused with a close frame, unless the
+// writer is already closing: then the reader goes on reading (the client's close frame, which
+// ends the handshake, arrives through it) without handing messages on.
 template <typename WebSocket>
-net::awaitable<void> read_messages(WebSocket& ws, WebSocketHandler& handler) {
+net::awaitable<void> read_messages(WebSocket& ws, WebSocketHandler& handler, Peer& peer) {
   beast::flat_buffer buffer;
   for (;;) {
     auto [ec, n] = co_await ws.async_read(buffer, as_tuple(use_awaitable));
+    if (ec) fprintf(stderr, "DBG read ends %s\n", ec.message().c_str());
     if (ec) co_return;  // closed by the client, a protocol error (Beast answers it), or the limit
     if (!ws.got_text()) {
-      co_await ws.async_close(
-          {websocket::close_code::bad_payload, "only text messages are accepted"},
-          as_tuple(use_awaitable));
-      co_return;
+      peer.mark_closed();  // nothing more is sent, nor handed on
+      if (peer.start_close()) {
+        co_await ws.async_close(
+            {websocket::close_code::bad_payload, "only text messages are accepted"},
+            as_tuple(use_awaitable));
+        co_return;
+      }
+    } else if (!peer.closed()) {
+      const auto data = buffer.cdata();
+      handler.on_message(std::string_view(static_cast<const char*>(data.data()), data.size()));
     }
-    const auto data = buffer.cdata();
-    handler.on_message(std::string_view(static_cast<const char*>(data.data()), data.size()));
     buffer.consume(buffer.size());
   }
 }
 
+// The writer's close, bounded: Beast's close operation holds the write lock while it waits for
+// the reader's read to end, and a read that fails (a protocol error) waits for the write lock
+// to send its own close frame; neither ends until `limit` cancels the close (the socket is then
+// shut without the handshake, and the read ends too).
 template <typename WebSocket>
-net::awaitable<void> write_messages(WebSocket& ws, Peer& peer) {
+net::awaitable<void> close_within(WebSocket& ws, websocket::close_reason reason,
+                                  std::chrono::steady_clock::duration limit) {
+  using namespace net::experimental::awaitable_operators;
+  net::steady_timer timer(co_await net::this_coro::executor, limit);
+  auto t0 = std::chrono::steady_clock::now();
+  fprintf(stderr, "DBG close start\n");
+  auto r = co_await (ws.async_close(reason, as_tuple(use_awaitable)) ||
+            timer.async_wait(as_tuple(use_awaitable)));
+  fprintf(stderr, "DBG close end branch %zu after %.3f\n", r.index(), std::chrono::duration<double>(std::chrono::steady_clock::now()-t0).count());
+}
+
+template <typename WebSocket>
+net::awaitable<void> write_messages(WebSocket& ws, Peer& peer,
+                                    std::chrono::steady_clock::duration close_limit) {
   for (;;) {
     if (peer.idle()) co_await peer.wait();
     std::optional<std::string> reason;
@@ -152,8 +184,14 @@ net::awaitable<void> write_messages(WebSocket& ws, Peer& peer) {
       if (ec) co_return;
     }
     if (reason) {
-      co_await ws.async_close({websocket::close_code::normal, *reason}, as_tuple(use_awaitable));
-      co_return;
+      if (peer.start_close()) {
+        co_await close_within(ws, {websocket::close_code::normal, *reason}, close_limit);
+        co_return;
+      }
+      // The reader is closing: returning now would cancel its close. Wait to be cancelled when
+      // it ends (nothing else wakes a closed peer).
+      for (;;)
+        co_await peer.wait();
     }
   }
 }
@@ -187,7 +225,9 @@ net::awaitable<void> Connection<Stream>::run_websocket(std::shared_ptr<WebSocket
   auto peer = std::make_shared<Peer>(ws.get_executor(), server_.options.stream_buffer_limit,
                                      beast::get_lowest_layer(ws).socket());
   handler->on_open(peer);
-  co_await (read_messages(ws, *handler) || write_messages(ws, *peer));
+  co_await (read_messages(ws, *handler, *peer) ||
+            write_messages(ws, *peer, server_.options.write_timeout));
+  fprintf(stderr, "DBG session end\n");
   peer->forget_socket();
   peer->mark_closed();
   handler->on_close();

@@ -348,5 +348,57 @@ TEST(ServeConfig, TheAdminKeyComesFromItsFileAndFaultsNeedIt) {
   EXPECT_TRUE(from_file.faults);
 }
 
+TEST(ServeConfig, AnUpstreamNamedIsAModelVersionBesideTheFiles) {
+  ServeConfig both;
+  ASSERT_TRUE(serve({"--model", "v1=/srv/m1.gguf", "--upstream", "remote=http://10.0.0.5:8000",
+                     "--upstream-model", "big"},
+                    both)
+                  .ok());
+  ASSERT_EQ(both.models.size(), 2u);
+  EXPECT_EQ(both.models[0].path, "/srv/m1.gguf");
+  EXPECT_EQ(both.models[1].name, "remote");
+  EXPECT_EQ(both.models[1].upstream, "http://10.0.0.5:8000");
+  EXPECT_TRUE(both.models[1].path.empty());
+  EXPECT_TRUE(both.upstream.url.empty());  // not the single upstream of old
+  EXPECT_EQ(both.upstream.model, "big");   // the default model to ask upstreams for
+
+  ServeConfig alone;
+  ASSERT_TRUE(serve({"--upstream", "remote=http://10.0.0.5:8000"}, alone).ok());
+  ASSERT_EQ(alone.models.size(), 1u);
+  ServeConfig unnamed;  // as before: the whole server forwards
+  ASSERT_TRUE(serve({"--upstream", "http://10.0.0.5:8000/x?a=b"}, unnamed).ok());
+  EXPECT_TRUE(unnamed.models.empty());
+  EXPECT_EQ(unnamed.upstream.url, "http://10.0.0.5:8000/x?a=b");
+
+  EXPECT_NE(refusal({"--model", "/srv/m1.gguf", "--upstream", "r=http://h:1"})
+                .find("name the --model too"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--model", "v1=/srv/m1.gguf", "--upstream", "http://h:1"}).find("not both"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--upstream", "r=https://h:1"}).find("--upstream r=https://h:1"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--model", "r=/srv/m1.gguf", "--upstream", "r=http://h:1"}).find("twice"),
+            std::string::npos);
+
+  const ConfigFile file(
+      "[[models]]\nname = \"v1\"\npath = \"/srv/m1.gguf\"\n"
+      "[[models]]\nname = \"remote\"\nupstream = \"http://h:1\"\nupstream-model = \"m\"\n");
+  ServeConfig tables;
+  ASSERT_TRUE(serve({"--config", file.path()}, tables).ok());
+  ASSERT_EQ(tables.models.size(), 2u);
+  EXPECT_EQ(tables.models[1].upstream, "http://h:1");
+  EXPECT_EQ(tables.models[1].upstream_model, "m");
+
+  const ConfigFile with_sha("[[models]]\nname = \"r\"\nupstream = \"http://h:1\"\nsha256 = \"" +
+                            std::string(64, 'a') + "\"\n");
+  EXPECT_NE(refusal({"--config", with_sha.path()}).find(with_sha.path() + ":1:"),
+            std::string::npos);
+  const ConfigFile both_given(
+      "[[models]]\nname = \"r\"\nupstream = \"http://h:1\"\npath = \"/srv/m.gguf\"\n");
+  EXPECT_NE(refusal({"--config", both_given.path()}).find("not both"), std::string::npos);
+  const ConfigFile bad_url("[[models]]\nname = \"r\"\nupstream = \"ftp://h\"\n");
+  EXPECT_NE(refusal({"--config", bad_url.path()}).find(bad_url.path() + ":3:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace supportd::app

@@ -107,6 +107,12 @@ TEST(StreamReader, CountsContentEventsAndKeepsUsage) {
   EXPECT_EQ(chat.prompt_tokens(), 30);
   EXPECT_EQ(chat.completion_tokens(), 2);
   EXPECT_EQ(chat.cached_tokens(), 12);
+  EXPECT_EQ(chat.model(), "");  // no chunk named one
+
+  StreamReader routed;  // a model router names the version in every chunk
+  routed.on_event(R"({"model":"v2","choices":[{"text":" a"}]})", 0.1f);
+  routed.on_event(R"({"model":"v3","choices":[{"text":" b"}]})", 0.2f);
+  EXPECT_EQ(routed.model(), "v2");
 
   StreamReader completion;
   completion.on_event(R"({"choices":[{"text":" a"}]})", 0.1f);

@@ -150,6 +150,68 @@ TEST(Report, TimelineBucketsAddUpToTheTotals) {
   EXPECT_EQ(tokens, 11);
 }
 
+TEST(Report, PerVersionWhenTheAnswersNameVersions) {
+  // Behind a model router every answer names the version that served it: the run asked for
+  // "default"; v1 answered two (TTFT 100 and 300 ms), v2 one and failed one mid-stream; the
+  // rejection named none.
+  RunRecord run = sample_run();
+  run.model = "default";
+  run.results[1].served_by = "v1";
+  run.results[2].served_by = "v1";
+  run.results[3].served_by = "v2";
+  run.results[5].served_by = "v2";
+  const Report r = build_report(run, BenchOptions{});
+  ASSERT_EQ(r.versions.size(), 3u);
+  EXPECT_EQ(r.versions[0].name, "");  // the rejection: refused before any version answered
+  EXPECT_EQ(r.versions[0].rejected, 1);
+  const VersionReport& v1 = r.versions[1];
+  EXPECT_EQ(v1.name, "v1");
+  EXPECT_EQ(v1.requests, 2);
+  EXPECT_EQ(v1.ok, 2);
+  EXPECT_NEAR(v1.ttft_p50_ms, 100, 1e-3);
+  EXPECT_NEAR(v1.ttft_p99_ms, 300, 1e-3);
+  EXPECT_NEAR(v1.e2e_p99_ms, 450, 1e-3);
+  const VersionReport& v2 = r.versions[2];
+  EXPECT_EQ(v2.requests, 2);
+  EXPECT_EQ(v2.ok, 1);
+  EXPECT_EQ(v2.errors, 1);
+  EXPECT_NEAR(v2.ttft_p99_ms, 50, 1e-3);
+  std::int64_t sum = 0;
+  for (const VersionReport& v : r.versions)
+    sum += v.requests;
+  EXPECT_EQ(sum, r.requests);
+
+  const std::string text = format_summary(r);
+  EXPECT_NE(text.find("version v1: 2 requests, ok 2, rejected 0, errors 0, TTFT p50 100.0 ms"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("version v2: 2 requests, ok 1, rejected 0, errors 1"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("version (not named): 1 requests"), std::string::npos) << text;
+  const json::value doc = json::parse(report_json(r));
+  const json::array& versions = doc.at("versions").as_array();
+  ASSERT_EQ(versions.size(), 3u);
+  EXPECT_EQ(versions[2].at("name").as_string(), "v2");
+  EXPECT_EQ(versions[2].at("errors").as_int64(), 1);
+  EXPECT_NEAR(versions[1].at("ttft_p99_ms").as_double(), 300, 1e-3);
+  EXPECT_NEAR(versions[1].at("e2e_p50_ms").as_double(), 260, 1e-3);
+}
+
+TEST(Report, NoVersionsWhenEveryAnswerNamesTheModelAskedFor) {
+  RunRecord run = sample_run();  // asked for "m", as a single engine answers
+  const std::string asked = "m";
+  for (RequestResult& result : run.results) {
+    if (result.outcome == Outcome::kOk) result.served_by = asked;
+  }
+  const Report r = build_report(run, BenchOptions{});
+  EXPECT_TRUE(r.versions.empty());
+  EXPECT_EQ(format_summary(r).find("version "), std::string::npos);
+  EXPECT_TRUE(json::parse(report_json(r)).at("versions").as_array().empty());
+  // One version named that is not the one asked for (a deployment on one version): shown.
+  run.results[1].served_by = "v1";
+  EXPECT_EQ(build_report(run, BenchOptions{}).versions.size(), 3u);
+}
+
 TEST(SteadyDecode, CountsTokensWhileEveryStreamDecodes) {
   // Stream A: tokens at 1..10 s; B: 3..8 s. Window [3, 8]: A has 6 tokens there, B 6.
   std::vector<double> a, b;

@@ -17,6 +17,7 @@
 #include "desk/demo_knowledge.h"
 #include "desk/desk.h"
 #include "engine/llama/llama_engine.h"
+#include "engine/router/router_engine.h"
 #include "http/server.h"
 #include "http_client.h"
 #include "kb/live_knowledge_base.h"
@@ -40,6 +41,9 @@ struct DeskServerOptions {
   obs::faults::FaultInjector* faults = nullptr;  // a drill's faults on the turns (outlives it)
   std::vector<api::ApiKey> keys;  // who may call (none: everyone, as the tenant "anonymous")
   std::string admin_key;          // what the admin routes need (empty: they answer 404)
+  // Not empty: the engine is this one model version behind a model router (engine/router),
+  // which names it in every answer, as serve with --model NAME=PATH does.
+  std::string version;
 };
 
 // A request's headers.
@@ -65,6 +69,11 @@ class DeskServer {
     options.warmup = false;
     if (given.configure_engine) given.configure_engine(options);
     engine_ = std::move(engine::llama::LlamaEngine::create(options)).value();
+    if (!given.version.empty()) {
+      auto router = std::make_unique<engine::router::RouterEngine>();
+      EXPECT_TRUE(router->add_version(given.version, std::move(engine_), {}).ok());
+      engine_ = std::move(router);
+    }
 
     store::StoreConfig store_config;
     store_config.data_dir = data_;
@@ -138,7 +147,7 @@ class DeskServer {
   static inline int counter_ = 0;
   std::filesystem::path data_;
   obs::Registry registry_;
-  std::unique_ptr<engine::llama::LlamaEngine> engine_;
+  std::unique_ptr<engine::Engine> engine_;
   store::Stores stores_;
   std::unique_ptr<kb::LiveKnowledgeBase> knowledge_;
   std::unique_ptr<desk::Desk> desk_;

@@ -1,6 +1,7 @@
 // /v1/stats' `desk` object on a fresh desk: a knowledge-base answer, a handoff and a CSAT score
 // are counted there exactly as /metrics counts them, the conversation waiting for a person is
-// counted until an agent takes it, and an FAQ answer counts once.
+// counted until an agent takes it, and an FAQ answer counts once; behind a model router, the
+// answers a version generated, and the handoffs and CSAT of its conversations, per version.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -72,6 +73,44 @@ TEST(DeskStats, CountsAKnowledgeBaseAnswerAHandoffAndTheWaiting) {
           .status,
       200);
   EXPECT_EQ(desk_stats(server).at("waiting_for_human"), json::value(0));
+}
+
+TEST(DeskStats, CountsAnswersHandoffsAndCsatPerModelVersion) {
+  DeskServer server({.generate = true, .version = "v7"});
+  const std::string customer = server.new_session();
+  // Nothing in the knowledge base answers this confidently: the version is asked.
+  const json::value answer =
+      ask(server, customer, "Compose a short poem about autumn leaves and cardboard boxes");
+  ASSERT_EQ(answer.at("source"), json::value("model")) << json::serialize(answer);
+  EXPECT_EQ(server.post("/v1/sessions/" + customer + "/feedback", json::object{{"csat", 2}}).status,
+            200);
+  ASSERT_EQ(ask(server, customer, "I want to talk to a human please").at("source"),
+            json::value("handoff"));
+  // A conversation no version answered counts for none.
+  const std::string other = server.new_session();
+  ASSERT_EQ(ask(server, other, "Can I track my package somehow?").at("source"), json::value("kb"));
+  EXPECT_EQ(server.post("/v1/sessions/" + other + "/feedback", json::object{{"csat", 5}}).status,
+            200);
+
+  const json::object stats = desk_stats(server);
+  const json::object& versions = stats.at("versions").as_object();
+  ASSERT_EQ(versions.size(), 1u) << json::serialize(stats);
+  const json::object& v7 = versions.at("v7").as_object();
+  EXPECT_EQ(v7.at("answers").at("model"), json::value(1)) << json::serialize(v7);
+  EXPECT_EQ(v7.at("answers_total"), json::value(1));
+  EXPECT_EQ(v7.at("handoffs"), json::value(1));
+  EXPECT_EQ(v7.at("csat").at("count"), json::value(1));
+  EXPECT_EQ(v7.at("csat").at("mean"), json::value(2.0));
+  EXPECT_EQ(stats.at("csat").at("count"), json::value(2));  // both, without versions
+  const std::string metrics = server.registry().expose();
+  EXPECT_NE(
+      metrics.find("supportd_desk_version_answers_total{version=\"v7\",source=\"model\"} 1\n"),
+      std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("supportd_desk_version_handoffs_total{version=\"v7\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(metrics.find("supportd_desk_version_csat_count{version=\"v7\"} 1\n"),
+            std::string::npos);
 }
 
 // An exact FAQ question in a session is one answer (and one faq stage), in /metrics as in

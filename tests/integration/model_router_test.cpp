@@ -8,7 +8,8 @@
 // of traffic and /ready says degraded with the reason; unloading a version drains it: a stream
 // in flight on it finishes whole, new requests are refused, then the version is gone; a
 // canary made slow (a drill's prefill delay on the requests sent to it) is rolled back by the
-// automatic rollback, with the figure that tripped it in the history and the alert.
+// automatic rollback, with the figure that tripped it in the history and the alert; the load
+// tester (`supportd bench`) reports a 50/50 split per version, from the answers' "model".
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -16,6 +17,8 @@
 #include <set>
 #include <thread>
 
+#include "bench/report.h"
+#include "bench/runner.h"
 #include "model_router_fixture.h"
 #include "test_model.h"
 
@@ -264,6 +267,46 @@ TEST_F(ModelRouterTest, ASlowCanaryIsRolledBackAutomatically) {
   }
   for (int i = 0; i < 5; ++i)
     EXPECT_EQ(served_by(""), "v1");
+}
+
+TEST_F(ModelRouterTest, TheLoadTesterReportsASplitPerVersion) {
+  start();
+  ASSERT_EQ(admin("PUT", "/admin/routes/default", R"({"weights":{"v1":50,"v2":50},"sticky":false})")
+                .status,
+            200);
+  bench::BenchOptions options;
+  options.url = "http://127.0.0.1:" + std::to_string(server_->port());
+  options.workload.prompt_tokens = bench::Distribution::fixed(8);
+  options.workload.output_tokens = bench::Distribution::fixed(2);
+  options.requests = 20;
+  options.concurrency = 2;
+  options.request_timeout_s = 60;
+  options.progress = false;
+  auto record = bench::run_benchmark(options);
+  ASSERT_TRUE(record.ok()) << record.error().message;
+  const bench::Report report = bench::build_report(*record, options);
+  EXPECT_EQ(report.model, "default");  // what it asked for: the deployment
+  ASSERT_EQ(report.versions.size(), 2u);
+  std::int64_t requests = 0;
+  for (const bench::VersionReport& version : report.versions) {
+    EXPECT_TRUE(version.name == "v1" || version.name == "v2") << version.name;
+    EXPECT_GT(version.ok, 0) << version.name;
+    EXPECT_EQ(version.errors, 0) << version.name;
+    EXPECT_GT(version.ttft_p99_ms, 0) << version.name;
+    EXPECT_GE(version.e2e_p99_ms, version.ttft_p99_ms) << version.name;
+    requests += version.requests;
+  }
+  EXPECT_EQ(requests, 20);
+  // The server counted the same requests per version.
+  const boost::json::value stats = boost::json::parse(get("/v1/stats"));
+  for (const boost::json::value& version : stats.at("versions").as_array()) {
+    const auto name = std::string(version.at("name").as_string());
+    for (const bench::VersionReport& seen : report.versions) {
+      if (seen.name == name) {
+        EXPECT_EQ(version.at("requests").as_int64(), seen.requests) << name;
+      }
+    }
+  }
 }
 
 }  // namespace

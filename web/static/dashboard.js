@@ -7,6 +7,7 @@ import { api, ApiError, apiKey, setApiKey, el } from './client.js';
 import { alertsFor, startAlerts } from './dashboard_alerts.js';
 import { deskRates, deskSeries, drawDesk } from './dashboard_desk.js';
 import { startTraces } from './dashboard_traces.js';
+import { drawVersions } from './dashboard_versions.js';
 import { fmt } from './format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -326,6 +327,7 @@ async function poll() {
     setConnection(`Live · updated ${new Date(sample.t).toLocaleTimeString()}`, 'live');
     drawTiles(stats, sample.rates);
     drawDesk(stats.desk);
+    drawVersions(stats);
     drawCharts();
     drawLatency(stats);
     drawOutcomes(stats);

@@ -23,6 +23,9 @@ class Turn::Relay final : public engine::GenerationSink {
     if (t.output_->stopped()) stop();
   }
 
+  // Before any text: which model version is answering (a router's; for the A/B figures).
+  void on_version(std::string_view version) override { turn_->answer_.version = version; }
+
   void on_done(const engine::Completion& completion) override {
     Turn& t = *turn_;
     if (!t.output_->stopped()) {

@@ -113,7 +113,7 @@ Turn::Next Turn::reply(AnswerSource source, std::string text, bool stream_text) 
 
 void Turn::deliver() {
   timer_.stop(answer_, context_.metrics);
-  context_.metrics.answered(answer_.source);
+  context_.metrics.answered(answer_.source, session_, answer_.version);
   sink_->on_done(answer_);
 }
 

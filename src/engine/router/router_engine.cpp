@@ -133,11 +133,32 @@ Status RouterEngine::set_route(const std::string& deployment, Split split, const
         fmt::format("'{}' cannot name a deployment (a version has that name)", deployment),
         "deployment");
   }
+  auto slots = share_slots(*current, split);
+  if (!slots) return slots.error();
+  auto shadow = shadow_slot(*current, split);
+  if (!shadow) return shadow.error();
+  auto next = std::make_shared<Table>(*current);
+  Deployment& target = next->deployments[deployment];
+  RouteChange made{deployment, "set", target.split, split, who, unix_ms_now()};
+  target.shadow = std::move(shadow).value();
+  if (!target.split.shares.empty()) target.past.push_back(target.split);
+  target.split = std::move(split);
+  target.slots = std::move(slots).value();
+  target.at_set.clear();
+  for (const auto& slot : target.slots)
+    target.at_set.push_back(sample_of(*slot));
+  publish(std::move(next));
+  record(std::move(made));
+  return {};
+}
+
+Result<std::vector<std::shared_ptr<RouterEngine::Slot>>> RouterEngine::share_slots(
+    const Table& table, const Split& split) const {
   std::vector<std::shared_ptr<Slot>> slots;
   for (const Share& share : split.shares) {
     const std::string field = "weights." + share.version;
-    const auto found = current->versions.find(share.version);
-    if (found == current->versions.end())
+    const auto found = table.versions.find(share.version);
+    if (found == table.versions.end())
       return Error::invalid(fmt::format("no model version '{}'", share.version), field);
     const Slot& slot = *found->second;
     if (share.weight > 0 && slot.state.load() != VersionState::kReady) {
@@ -148,21 +169,7 @@ Status RouterEngine::set_route(const std::string& deployment, Split split, const
     }
     slots.push_back(found->second);
   }
-  auto shadow = shadow_slot(*current, split);
-  if (!shadow) return shadow.error();
-  auto next = std::make_shared<Table>(*current);
-  Deployment& target = next->deployments[deployment];
-  RouteChange made{deployment, "set", target.split, split, who, unix_ms_now()};
-  target.shadow = std::move(shadow).value();
-  if (!target.split.shares.empty()) target.past.push_back(target.split);
-  target.split = std::move(split);
-  target.slots = std::move(slots);
-  target.at_set.clear();
-  for (const auto& slot : target.slots)
-    target.at_set.push_back(sample_of(*slot));
-  publish(std::move(next));
-  record(std::move(made));
-  return {};
+  return slots;
 }
 
 Status RouterEngine::rollback(const std::string& deployment, const std::string& who) {

@@ -142,6 +142,14 @@ class RouterEngine final : public Engine {
   // already.
   Result<int> unload(const std::string& name, std::chrono::milliseconds timeout);
 
+  // At start, before traffic: puts back each deployment's split as the route history
+  // `earlier` (oldest first, as a store kept it) left it, with its earlier splits (so a
+  // rollback after a restart goes where it would have gone), without recording a change. A
+  // deployment whose last split names a version that is not here or not ready keeps what it
+  // has (the deployment "default": everything on the first version), and a warning naming the
+  // version is logged. Returns the deployments restored.
+  std::vector<std::string> restore_routes(const std::vector<RouteChange>& earlier);
+
   // Automatic rollback: every `interval`, on a thread of its own, check_canaries(limits);
   // `on_rollback(deployment, verdict)` is told of each rollback it made (an alert). Call once,
   // before traffic.
@@ -197,6 +205,10 @@ class RouterEngine final : public Engine {
   // The slot of `split`'s shadow in `table` (null without one). Errors (kInvalidArgument,
   // param "shadow.version"): no such version, or one not ready. (router_shadow.cpp)
   Result<std::shared_ptr<Slot>> shadow_slot(const Table& table, const Split& split) const;
+  // The slot of each of `split`'s shares in `table`. Errors (kInvalidArgument, param
+  // "weights.NAME"): no such version, or one with weight that is not ready.
+  Result<std::vector<std::shared_ptr<Slot>>> share_slots(const Table& table,
+                                                         const Split& split) const;
   // A copy of `request` offered to the shadow queue for `shadow`; the pair production's sink
   // must feed, or null when the copy was dropped. (router_shadow.cpp)
   std::shared_ptr<AnswerPair> offer_shadow(const GenerationRequest& request,
