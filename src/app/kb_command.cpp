@@ -160,6 +160,9 @@ std::string search_json(const kb::SearchResult& result) {
                                       {"confident", result.confident},
                                       {"offer", result.offer},
                                       {"shares_words", result.shares_words},
+                                      {"out_of_scope", result.out_of_scope},
+                                      {"scope_probability", result.scope_probability},
+                                      {"scope_reason", result.scope_reason},
                                       {"hits", hits}});
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/text.h"
 #include "core/utf8.h"
@@ -33,6 +34,20 @@ struct KnowledgeBase::State {
 namespace {
 
 constexpr std::size_t kExplainDepth = 3;
+
+// False when the question has a word other than function words and none of those occurs in the
+// knowledge base (a question of function words alone is left to the gate).
+bool shares_content_word(const std::vector<std::string>& terms,
+                         const std::unordered_set<std::string>& function_terms,
+                         const Bm25Index& index) {
+  bool content = false;
+  for (const std::string& term : terms) {
+    if (function_terms.contains(term)) continue;
+    if (index.contains(term)) return true;
+    content = true;
+  }
+  return !content;
+}
 
 }  // namespace
 
@@ -228,20 +243,24 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
     for (SearchHit& hit : result.hits)
       hit.confidence = 0;
   }
-  // The out-of-scope gate, on the features already computed: the components must agree on the
-  // first entry at least as well as nearly every held-out in-scope question makes them.
+  // The out-of-scope gate, on the evidence already computed (scope.h): how close the question
+  // is to the first entry at all, by the model fitted at import.
   if (!result.shares_words) {
     result.out_of_scope = true;
     result.scope_reason = "no word of the question occurs in the knowledge base";
-  } else if (!ranking.empty()) {
-    Availability available = s.retriever->available();
-    for (Component component : kComponents) {
-      if (needs_vector(component) && !result.used_vectors) {
-        available[static_cast<std::size_t>(component)] = false;
-      }
-    }
+    result.scope_probability = 0;
+  } else if (!shares_content_word(query.terms, s.corpus.function_terms, *parts.bm25)) {
+    // "Do you sell bicycles?" shares "do" and "you" with every help centre: only a word that
+    // says what the question is about counts.
+    result.out_of_scope = true;
     result.scope_reason =
-        scope_decline_reason(model.scope, scope_support(ranking.front(), available));
+        "no word of the question but function words (\"do\", \"you\", ...) occurs in the "
+        "knowledge base";
+    result.scope_probability = 0;
+  } else {
+    const ScopeEvidence evidence = scope_evidence(ranking);
+    if (model.scope.enabled) result.scope_probability = scope_probability(model.scope, evidence);
+    result.scope_reason = scope_decline_reason(model.scope, evidence);
     result.out_of_scope = !result.scope_reason.empty();
   }
   if (!result.hits.empty()) {

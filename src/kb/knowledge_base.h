@@ -56,6 +56,9 @@ struct SearchResult {
   // base: neither confident nor offered, whatever the confidence. `scope_reason` says why.
   bool out_of_scope = false;
   std::string scope_reason;
+  // The out-of-scope gate's probability that the question is in scope (1 without a gate, 0
+  // sharing no word).
+  double scope_probability = 1;
   std::string language;       // detected language of the question ("en", "zh", "und", ...)
   bool used_vectors = false;  // the encoder took part (English question, vectors available)
   std::string version;        // the knowledge base's version

@@ -78,6 +78,24 @@ TEST_F(DemoKnowledge, AnswersCustomersOwnPhrasingsAndNotGibberish) {
   EXPECT_TRUE(knowledge->manifest().vectors.scope.enabled);
 }
 
+// Questions about what the shop does not cover are declined (out of scope: neither answered nor
+// offered), in both languages, by the gate import fitted, not by phrasings added to the demo.
+TEST_F(DemoKnowledge, DeclinesQuestionsAboutWhatTheShopDoesNotCover) {
+  const std::string dir = (root_ / "kb").string();
+  auto imported = ensure_demo_knowledge(dir, encoder_);
+  ASSERT_TRUE(imported) << imported.error().message;
+  auto knowledge = open(dir);
+  ASSERT_NE(knowledge, nullptr);
+  for (const char* question : {"Do you sell bicycles?", "What is the capital of France?",
+                               "Can you fix my car?", "你们卖自行车吗？"}) {
+    auto result = knowledge->search(question);
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_TRUE(result->out_of_scope)
+        << question << ": " << (result->hits.empty() ? "" : result->hits[0].id);
+    EXPECT_FALSE(result->confident || result->offer) << question;
+  }
+}
+
 TEST_F(DemoKnowledge, ADemoImportedBeforeTheEncoderGetsVectorsOnceTheEncoderIsThere) {
   const std::string dir = (root_ / "kb").string();
   auto first = ensure_demo_knowledge(dir, nullptr);

@@ -1,5 +1,7 @@
 // Stage fallback (whatever no stage before answered): the closest articles and the offer of a
-// person, in the customer's language; low confidence several turns in a row calls one.
+// person, in the customer's language; low confidence several turns in a row calls one. A
+// question the knowledge base declined as out of scope gets no articles: the closest ones are
+// about something else ("Do you sell bicycles?" is not helped by the payment article).
 #include "desk/phrases.h"
 #include "desk/turn/turn.h"
 
@@ -7,6 +9,7 @@ namespace supportd::desk {
 
 Turn::Next Turn::fall_back() {
   for (const auto& hit : search_.hits) {
+    if (search_.out_of_scope) break;
     if (answer_.citations.size() >= context_.options.fallback_citations) break;
     answer_.citations.push_back(citation_of(hit, context_.options.prompt.snippet_chars));
   }

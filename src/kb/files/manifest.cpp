@@ -39,6 +39,35 @@ json::object weights_json(const Features& weights) {
   return object;
 }
 
+json::object scope_json(const ScopeGate& gate) {
+  json::object weights{{"bias", gate.weights[0]}};
+  for (std::size_t f = 0; f < kScopeFeatureCount; ++f)
+    weights[scope_feature_name(f)] = gate.weights[f + 1];
+  return {{"enabled", gate.enabled},
+          {"weights", weights},
+          {"floor", gate.floor},
+          {"pass_rate", gate.pass_rate},
+          {"dev_pass_rate", gate.dev_pass_rate},
+          {"dev_decline_rate", gate.dev_decline_rate}};
+}
+
+// The gate of `reader`; off for a gate written before its logistic model (without "weights").
+Result<ScopeGate> scope_from(const JsonReader& reader) {
+  ScopeGate gate;
+  if (reader.find("weights") == nullptr) return gate;
+  JsonReader weights = reader;
+  KB_READ(weights, reader.object("weights"));
+  KB_READ(gate.weights[0], weights.number("bias"));
+  for (std::size_t f = 0; f < kScopeFeatureCount; ++f)
+    KB_READ(gate.weights[f + 1], weights.number(scope_feature_name(f)));
+  KB_READ(gate.enabled, reader.boolean("enabled"));
+  KB_READ(gate.floor, reader.number("floor"));
+  KB_READ(gate.pass_rate, reader.number("pass_rate"));
+  KB_READ(gate.dev_pass_rate, reader.number("dev_pass_rate"));
+  KB_READ(gate.dev_decline_rate, reader.number("dev_decline_rate"));
+  return gate;
+}
+
 json::object fusion_json(const FusionModel& model) {
   const Calibration& c = model.calibration;
   return {{"weights", weights_json(model.weights)},
@@ -53,11 +82,7 @@ json::object fusion_json(const FusionModel& model) {
             {"dev_coverage", c.dev_coverage},
             {"offer_threshold", c.offer_threshold},
             {"dev_offer_coverage", c.dev_offer_coverage}}},
-          {"scope_gate",
-           {{"enabled", model.scope.enabled},
-            {"floor", model.scope.floor},
-            {"pass_rate", model.scope.pass_rate},
-            {"dev_pass_rate", model.scope.dev_pass_rate}}}};
+          {"scope_gate", scope_json(model.scope)}};
 }
 
 Result<FusionModel> fusion_from(const JsonReader& reader) {
@@ -87,14 +112,12 @@ Result<FusionModel> fusion_from(const JsonReader& reader) {
     KB_READ(out.offer_threshold, c.number("offer_threshold"));
     KB_READ(out.dev_offer_coverage, c.number("dev_offer_coverage"));
   }
-  // Knowledge bases imported before the out-of-scope gate have none: it stays off.
+  // Knowledge bases imported before the out-of-scope gate (or its logistic model) have none:
+  // it stays off.
   if (reader.find("scope_gate") != nullptr) {
     JsonReader gate = reader;
     KB_READ(gate, reader.object("scope_gate"));
-    KB_READ(model.scope.enabled, gate.boolean("enabled"));
-    KB_READ(model.scope.floor, gate.number("floor"));
-    KB_READ(model.scope.pass_rate, gate.number("pass_rate"));
-    KB_READ(model.scope.dev_pass_rate, gate.number("dev_pass_rate"));
+    KB_READ(model.scope, scope_from(gate));
   }
   return model;
 }

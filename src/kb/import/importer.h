@@ -29,7 +29,8 @@ struct ImportOptions {
   // The policy: answer when at least this share of such answers are right (the threshold's
   // precision on the held-out questions), (0, 1].
   double target_precision = 0.90;
-  // The out-of-scope gate (search/scope.h) lets this share of held-out questions through.
+  // The out-of-scope gate (search/scope.h) lets this share of the held-out questions answered
+  // right through.
   double scope_pass_rate = 0.97;
   double cache_wrong_rate = 0.01;                 // the semantic cache's wrong-hit ceiling on dev
   std::vector<ClassifierParams> classifier_grid;  // empty: default_classifier_grid()

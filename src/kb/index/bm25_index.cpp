@@ -9,7 +9,7 @@ namespace supportd::kb {
 
 Bm25Index::Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm25Params params,
                      const std::unordered_set<std::string>& function_terms)
-    : params_(params) {
+    : params_(params), function_terms_(function_terms) {
   lengths_.reserve(documents.size());
   double total_length = 0;
   std::unordered_map<int, int> counts;
@@ -38,6 +38,7 @@ Bm25Index::Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm2
     const double df = static_cast<double>(list.size());
     idf_.push_back(static_cast<float>(std::log(1.0 + (n - df + 0.5) / (df + 0.5))));
   }
+  unseen_idf_ = static_cast<float>(std::log(1.0 + (n + 0.5) / 0.5));
   for (const std::string& term : function_terms) {
     if (auto it = terms_.find(term); it != terms_.end()) {
       idf_[static_cast<std::size_t>(it->second)] *= params_.function_word_weight;
@@ -45,13 +46,27 @@ Bm25Index::Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm2
   }
 }
 
+float Bm25Index::term_weight(const std::string& term) const {
+  if (auto it = terms_.find(term); it != terms_.end()) {
+    return idf_[static_cast<std::size_t>(it->second)];
+  }
+  return function_terms_.contains(term) ? unseen_idf_ * params_.function_word_weight : unseen_idf_;
+}
+
 std::vector<Bm25Index::Hit> Bm25Index::search(std::span<const std::string> query, int k) const {
-  // Scores accumulate in a per-thread array; only touched documents are visited and reset.
+  // Scores (and the matched query weight) accumulate in per-thread arrays; only touched
+  // documents are visited and reset.
   thread_local std::vector<float> scores;
+  thread_local std::vector<float> matched;
   thread_local std::vector<int> touched;
-  if (scores.size() < lengths_.size()) scores.assign(lengths_.size(), 0.0f);
+  if (scores.size() < lengths_.size()) {
+    scores.assign(lengths_.size(), 0.0f);
+    matched.assign(lengths_.size(), 0.0f);
+  }
   touched.clear();
+  float query_weight = 0;
   for (const std::string& term : query) {
+    query_weight += term_weight(term);
     auto it = terms_.find(term);
     if (it == terms_.end()) continue;
     const auto id = static_cast<std::size_t>(it->second);
@@ -62,14 +77,18 @@ std::vector<Bm25Index::Hit> Bm25Index::search(std::span<const std::string> query
       const float gain = idf * posting.frequency * (params_.k1 + 1) / (posting.frequency + norm);
       if (scores[d] == 0.0f) touched.push_back(posting.document);
       scores[d] += gain;
+      matched[d] += idf;
     }
   }
   std::vector<Hit> hits;
   hits.reserve(touched.size());
   for (int d : touched) {
     const auto index = static_cast<std::size_t>(d);
-    if (scores[index] > 0) hits.push_back({d, scores[index]});
+    if (scores[index] > 0) {
+      hits.push_back({d, scores[index], std::min(1.0f, matched[index] / query_weight)});
+    }
     scores[index] = 0.0f;
+    matched[index] = 0.0f;
   }
   const auto better = [](const Hit& a, const Hit& b) {
     return a.score != b.score ? a.score > b.score : a.document < b.document;

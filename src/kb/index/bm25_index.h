@@ -23,6 +23,10 @@ class Bm25Index {
   struct Hit {
     int document = 0;
     float score = 0;
+    // The share of the query's term weight (IDF, function words weighted down; a term the
+    // index has never seen weighs as much as the rarest) that occurs in this document: how much
+    // of the question the document speaks about at all, comparable across questions.
+    float overlap = 0;
   };
 
   // Indexes `documents` (document i = documents[i]); terms in `function_terms` weigh
@@ -34,6 +38,9 @@ class Bm25Index {
   // documents sharing no term with the query are never returned.
   std::vector<Hit> search(std::span<const std::string> query, int k) const;
 
+  // Whether some document has `term`.
+  bool contains(const std::string& term) const { return terms_.contains(term); }
+
   int size() const { return static_cast<int>(lengths_.size()); }
   int vocabulary() const { return static_cast<int>(postings_.size()); }
 
@@ -43,7 +50,12 @@ class Bm25Index {
     float frequency;
   };
 
+  // The weight of a query term for Hit::overlap.
+  float term_weight(const std::string& term) const;
+
   Bm25Params params_;
+  std::unordered_set<std::string> function_terms_;
+  float unseen_idf_ = 0;  // the IDF of a term no document has
   std::unordered_map<std::string, int> terms_;
   std::vector<std::vector<Posting>> postings_;  // by term id
   std::vector<float> idf_;                      // by term id

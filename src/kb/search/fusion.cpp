@@ -25,7 +25,8 @@ std::vector<Ranked> rank(const std::vector<Candidate>& candidates, const Feature
       score +=
           weights[static_cast<std::size_t>(c)] * candidate.features[static_cast<std::size_t>(c)];
     }
-    ranking.push_back({candidate.entry, score, candidate.best_document, candidate.features});
+    ranking.push_back(
+        {candidate.entry, score, candidate.best_document, candidate.features, candidate.evidence});
   }
   sort_ranking(ranking);
   return ranking;

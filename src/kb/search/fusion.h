@@ -38,6 +38,7 @@ struct Ranked {
   float score = 0;
   int best_document = -1;
   Features features{};
+  Evidence evidence;
 };
 
 // Candidates ordered by fused score (ties: lower entry index first).

@@ -17,7 +17,6 @@ constexpr int kLexicalDepth = 50;     // BM25 documents considered
 constexpr int kVoteDepth = 10;        // documents that vote
 constexpr int kDenseDepth = 50;       // nearest vectors considered
 constexpr int kClassifierDepth = 20;  // most likely entries proposed by each classifier
-constexpr float kDenseTemperature = 0.05f;
 
 }  // namespace
 
@@ -63,7 +62,7 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
   std::unordered_map<int, std::size_t> slot;
   const auto at = [&](int entry) -> Candidate& {
     auto [it, fresh] = slot.emplace(entry, candidates.size());
-    if (fresh) candidates.push_back({entry, {}, -1});
+    if (fresh) candidates.push_back({entry, {}, -1, {}});
     return candidates[it->second];
   };
   constexpr auto kBm25 = static_cast<std::size_t>(Component::kBm25);
@@ -89,7 +88,9 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
         if (relative > candidate.features[kBm25]) {
           candidate.features[kBm25] = relative;
           candidate.best_document = hits[i].document;
+          candidate.evidence.lexical = hits[i].score;
         }
+        candidate.evidence.overlap = std::max(candidate.evidence.overlap, hits[i].overlap);
         if (i < kVoteDepth) candidate.features[kVote] += hits[i].score / vote_total;
       }
     }
@@ -112,6 +113,7 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
         Candidate& candidate = at(parts_.document_entry[static_cast<std::size_t>(document)]);
         if (weights[i] > candidate.features[kDense]) {
           candidate.features[kDense] = weights[i];
+          candidate.evidence.similarity = hits[i].similarity;
           if (candidate.best_document < 0) candidate.best_document = document;
         }
         if (i < kVoteDepth) candidate.features[kDenseVote] += weights[i] / vote_total;

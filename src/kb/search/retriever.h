@@ -41,13 +41,26 @@ const char* component_name(Component component);
 // A readable description for reports ("BM25 nearest neighbour", ...).
 const char* component_title(Component component);
 
+// The temperature of the dense features: exp((cosine - best cosine) / kDenseTemperature).
+inline constexpr float kDenseTemperature = 0.05f;
+
 using Features = std::array<float, kComponentCount>;
 using Availability = std::array<bool, kComponentCount>;
+
+// What a candidate's features are relative to can leave: absolute evidence of how close the
+// question is to the entry at all, for the out-of-scope decision (scope.h) and for scoring a
+// question as if its entry were not in the knowledge base (tuning.h).
+struct Evidence {
+  float lexical = 0;     // BM25 score of the entry's best document (0: not among BM25's hits)
+  float overlap = 0;     // Bm25Index::Hit::overlap of that document
+  float similarity = 0;  // cosine of the entry's nearest vector (0: not among the nearest)
+};
 
 struct Candidate {
   int entry = 0;
   Features features{};
   int best_document = -1;  // the entry's best-matching document (lexical, else dense), or -1
+  Evidence evidence;
 };
 
 struct Query {

@@ -7,6 +7,8 @@
 #include <map>
 #include <random>
 
+#include "kb/train/logistic.h"
+
 namespace supportd::kb {
 namespace {
 
@@ -179,51 +181,15 @@ Calibration fit_calibration(const std::vector<DevQuestion>& dev, const Features&
   if (samples.size() < 20 || right == 0 || right == static_cast<long>(samples.size())) {
     return calibration;
   }
-  // Logistic regression by Newton's method, with a small ridge for stability.
-  double w[3] = {0, 0, 0};
-  for (int iteration = 0; iteration < 50; ++iteration) {
-    double gradient[3] = {0, 0, 0};
-    double hessian[3][3] = {{1e-3, 0, 0}, {0, 1e-3, 0}, {0, 0, 1e-3}};
-    for (const Sample& s : samples) {
-      const double x[3] = {1, s.score, s.margin};
-      const double p = 1 / (1 + std::exp(-(w[0] + w[1] * x[1] + w[2] * x[2])));
-      for (int i = 0; i < 3; ++i) {
-        gradient[i] += (p - (s.right ? 1 : 0)) * x[i];
-        for (int j = 0; j < 3; ++j)
-          hessian[i][j] += p * (1 - p) * x[i] * x[j];
-      }
-    }
-    for (int i = 0; i < 3; ++i)
-      gradient[i] += 1e-3 * w[i];
-    // Solve hessian * step = gradient (3x3, Gaussian elimination).
-    double a[3][4];
-    for (int i = 0; i < 3; ++i) {
-      for (int j = 0; j < 3; ++j)
-        a[i][j] = hessian[i][j];
-      a[i][3] = gradient[i];
-    }
-    for (int col = 0; col < 3; ++col) {
-      int pivot = col;
-      for (int row = col + 1; row < 3; ++row) {
-        if (std::abs(a[row][col]) > std::abs(a[pivot][col])) pivot = row;
-      }
-      std::swap(a[col], a[pivot]);
-      if (std::abs(a[col][col]) < 1e-12) return calibration;
-      for (int row = 0; row < 3; ++row) {
-        if (row == col) continue;
-        const double factor = a[row][col] / a[col][col];
-        for (int k = col; k < 4; ++k)
-          a[row][k] -= factor * a[col][k];
-      }
-    }
-    double change = 0;
-    for (int i = 0; i < 3; ++i) {
-      const double step = a[i][3] / a[i][i];
-      w[i] -= step;
-      change += std::abs(step);
-    }
-    if (change < 1e-8) break;
+  std::vector<double> rows;
+  std::vector<bool> outcomes;
+  for (const Sample& s : samples) {
+    rows.insert(rows.end(), {s.score, s.margin});
+    outcomes.push_back(s.right);
   }
+  const std::optional<LogisticWeights> fitted = fit_logistic(rows, outcomes, 2);
+  if (!fitted) return calibration;
+  const LogisticWeights& w = *fitted;
   calibration.fitted = true;
   calibration.bias = w[0];
   calibration.score_weight = w[1];
@@ -265,28 +231,6 @@ Calibration fit_calibration(const std::vector<DevQuestion>& dev, const Features&
     calibration.dev_offer_coverage = calibration.dev_coverage;
   }
   return calibration;
-}
-
-ScopeGate fit_scope_gate(const std::vector<DevQuestion>& dev, const Features& weights,
-                         const Availability& available, double pass_rate) {
-  ScopeGate gate;
-  gate.pass_rate = pass_rate;
-  if (dev.size() < 20) return gate;
-  std::vector<double> supports;
-  for (const DevQuestion& question : dev) {
-    const std::vector<Ranked> ranking = rank(question.candidates, weights);
-    supports.push_back(ranking.empty() ? 0 : scope_support(ranking.front(), available));
-  }
-  std::sort(supports.begin(), supports.end());
-  // The lowest support among the `pass_rate` best: every question at or above it passes.
-  const auto failing =
-      static_cast<std::size_t>(std::floor((1 - pass_rate) * static_cast<double>(supports.size())));
-  gate.floor = supports[std::min(failing, supports.size() - 1)];
-  gate.enabled = gate.floor > 0;
-  const auto passing = std::count_if(supports.begin(), supports.end(),
-                                     [&](double support) { return support >= gate.floor; });
-  gate.dev_pass_rate = static_cast<double>(passing) / static_cast<double>(supports.size());
-  return gate;
 }
 
 }  // namespace supportd::kb

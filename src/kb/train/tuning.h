@@ -50,10 +50,4 @@ Accuracy measure_component(const std::vector<DevQuestion>& dev, Component compon
 Calibration fit_calibration(const std::vector<DevQuestion>& dev, const Features& weights,
                             double target_precision);
 
-// The out-of-scope gate's floor: the support (scope.h) of the fused first entry that
-// `pass_rate` of the held-out (in-scope) questions reach, whether or not that entry is right.
-// Disabled below 20 questions. REQUIRES: 0 < pass_rate <= 1.
-ScopeGate fit_scope_gate(const std::vector<DevQuestion>& dev, const Features& weights,
-                         const Availability& available, double pass_rate);
-
 }  // namespace supportd::kb

@@ -1,12 +1,16 @@
-// The out-of-scope gate: its floor calibrated on held-out in-scope questions, and the decision.
+// The out-of-scope gate: held-out questions scored as if their entry were missing, the logistic
+// model fitted on them against the questions as they are, its floor, and the decision.
 #include "kb/search/scope.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <vector>
 
 #include "kb/search/fusion.h"
-#include "kb/train/tuning.h"
+#include "kb/train/scope_gate.h"
 
 namespace supportd::kb {
 namespace {
@@ -14,72 +18,124 @@ namespace {
 constexpr auto kBm25 = static_cast<std::size_t>(Component::kBm25);
 constexpr auto kVote = static_cast<std::size_t>(Component::kBm25Vote);
 constexpr auto kClassifier = static_cast<std::size_t>(Component::kClassifier);
+constexpr auto kDense = static_cast<std::size_t>(Component::kDense);
 
-Availability lexical() {
-  Availability available{};
-  available[kBm25] = available[kVote] = available[kClassifier] = true;
-  return available;
+// A candidate as the retriever makes it, from its evidence; relative features filled later.
+Candidate candidate(int entry, float lexical, float overlap, float similarity, float probability) {
+  Candidate c{entry, {}, -1, {lexical, overlap, similarity}};
+  c.features[kClassifier] = probability;
+  return c;
 }
 
-// A held-out question whose first entry gets the classifier probability `probability` (and is
-// BM25's first, with its whole vote); a second entry takes the rest.
-DevQuestion question_with(float probability) {
-  Candidate first{0, {}, -1}, second{1, {}, -1};
-  first.features[kBm25] = 1;
-  first.features[kVote] = 1;
-  first.features[kClassifier] = probability;
-  second.features[kBm25] = 0.2f;
-  second.features[kClassifier] = 1 - probability;
-  return {0, {first, second}};
+// The relative features of `candidates` as the retriever makes them.
+void make_relative(std::vector<Candidate>& candidates) {
+  float lexical = 0, similarity = -1;
+  for (const Candidate& c : candidates) {
+    lexical = std::max(lexical, c.evidence.lexical);
+    similarity = std::max(similarity, c.evidence.similarity);
+  }
+  for (Candidate& c : candidates) {
+    c.features[kBm25] = c.evidence.lexical / lexical;
+    c.features[kDense] = std::exp((c.evidence.similarity - similarity) / kDenseTemperature);
+  }
 }
 
-Features equal_weights() {
-  Features weights{};
-  weights[kBm25] = weights[kVote] = weights[kClassifier] = 1.0f / 3;
-  return weights;
-}
-
-TEST(ScopeGate, SupportIsTheMeanOfTheFirstEntrysFeaturesOverTheComponentsInUse) {
-  Ranked first;
-  first.features[kBm25] = 1;
-  first.features[kVote] = 0.5f;
-  first.features[kClassifier] = 0.3f;
-  first.features[static_cast<std::size_t>(Component::kHead)] = 0.9f;  // not in use: ignored
-  EXPECT_NEAR(scope_support(first, lexical()), 0.6, 1e-6);
-  EXPECT_EQ(scope_support(first, Availability{}), 0);
-}
-
-TEST(ScopeGate, TheFloorLetsThroughTheChosenShareOfHeldOutQuestions) {
-  // A tiny knowledge base's 100 held-out questions, classifier probabilities 0.01 .. 1.00.
+// Held-out questions of entry 0 that are close to it (cosine about 0.8, most of their words in
+// its best document) and further from entries 1 and 2 (cosine about 0.45, few words).
+std::vector<DevQuestion> held_out(int count, unsigned seed) {
+  std::mt19937 random(seed);
+  std::normal_distribution<float> noise(0, 0.06f);
   std::vector<DevQuestion> dev;
-  for (int i = 1; i <= 100; ++i)
-    dev.push_back(question_with(static_cast<float>(i) / 100));
-  const ScopeGate gate = fit_scope_gate(dev, equal_weights(), lexical(), 0.97);
+  for (int i = 0; i < count; ++i) {
+    std::vector<Candidate> candidates = {
+        candidate(0, 6 + 10 * noise(random), 0.8f + noise(random), 0.8f + noise(random), 0.7f),
+        candidate(1, 2 + 10 * noise(random), 0.3f + noise(random), 0.45f + noise(random), 0.2f),
+        candidate(2, 1.5f, 0.2f + noise(random), 0.4f + noise(random), 0.1f)};
+    make_relative(candidates);
+    dev.push_back({0, candidates});
+  }
+  return dev;
+}
+
+Features weights() {
+  Features w{};
+  w[kBm25] = 0.3f;
+  w[kClassifier] = 0.3f;
+  w[kDense] = 0.4f;
+  return w;
+}
+
+TEST(ScopeGate, WithoutAnEntryTheOthersFeaturesAreRelativeToWhatRemains) {
+  std::vector<Candidate> candidates = {candidate(0, 8, 0.9f, 0.9f, 0.6f),
+                                       candidate(1, 4, 0.5f, 0.7f, 0.3f),
+                                       candidate(2, 2, 0.2f, 0.5f, 0.1f)};
+  make_relative(candidates);
+  candidates[0].features[kVote] = 0.5f;
+  candidates[1].features[kVote] = 0.25f;
+  candidates[2].features[kVote] = 0.25f;
+  const std::vector<Candidate> rest = without_entry(candidates, 0);
+  ASSERT_EQ(rest.size(), 2u);
+  EXPECT_EQ(rest[0].entry, 1);
+  EXPECT_FLOAT_EQ(rest[0].features[kBm25], 1.0f);  // now the best BM25 document
+  EXPECT_FLOAT_EQ(rest[1].features[kBm25], 0.5f);
+  EXPECT_FLOAT_EQ(rest[0].features[kDense], 1.0f);  // now the nearest vector
+  EXPECT_NEAR(rest[1].features[kDense], std::exp(-0.2 / kDenseTemperature), 1e-6);
+  EXPECT_NEAR(rest[0].features[kClassifier], 0.75, 1e-6);  // 0.3 of the remaining 0.4
+  EXPECT_NEAR(rest[0].features[kVote], 0.5, 1e-6);
+  // The evidence itself does not change: it is what tells the question is far from them.
+  EXPECT_FLOAT_EQ(rest[0].evidence.similarity, 0.7f);
+  EXPECT_EQ(without_entry(candidates, 7).size(), 3u);  // no such candidate: nothing removed
+}
+
+TEST(ScopeGate, FittedOnHeldOutQuestionsItDeclinesThemWithoutTheirEntryAndPassesThemWithIt) {
+  const std::vector<DevQuestion> dev = held_out(200, 1);
+  const ScopeGate gate = fit_scope_gate(dev, weights(), 0.95);
   ASSERT_TRUE(gate.enabled);
-  EXPECT_DOUBLE_EQ(gate.pass_rate, 0.97);
-  EXPECT_NEAR(gate.dev_pass_rate, 0.97, 1e-9);
-  // Support = (1 + 1 + p) / 3: the floor is the fourth lowest, p = 0.04.
-  EXPECT_NEAR(gate.floor, (2 + 0.04) / 3, 1e-6);
-  // A stricter gate has a lower floor.
-  EXPECT_LT(fit_scope_gate(dev, equal_weights(), lexical(), 0.99).floor, gate.floor);
+  EXPECT_DOUBLE_EQ(gate.pass_rate, 0.95);
+  EXPECT_GE(gate.dev_pass_rate, 0.95);
+  EXPECT_GT(gate.dev_decline_rate, 0.9);
+  EXPECT_GT(gate.weights[1], 0);  // closer to the nearest phrasing: more likely in scope
+
+  // New questions: one like the held-out ones, and one that is far from every entry.
+  int passed = 0, declined = 0;
+  for (const DevQuestion& question : held_out(100, 2)) {
+    const ScopeEvidence in = scope_evidence(rank(question.candidates, weights()));
+    const ScopeEvidence out =
+        scope_evidence(rank(without_entry(question.candidates, 0), weights()));
+    if (scope_decline_reason(gate, in).empty()) ++passed;
+    if (!scope_decline_reason(gate, out).empty()) ++declined;
+  }
+  EXPECT_GT(passed, 85);
+  EXPECT_GT(declined, 85);
+  // A stricter floor (more questions through) is lower.
+  EXPECT_LE(fit_scope_gate(dev, weights(), 0.99).floor, gate.floor);
+  // The separation report names every piece of evidence and the gate.
+  const std::string separation = scope_separation(dev, weights(), gate);
+  EXPECT_NE(separation.find("similarity"), std::string::npos) << separation;
+  EXPECT_NE(separation.find("gate"), std::string::npos) << separation;
 }
 
 TEST(ScopeGate, TooFewHeldOutQuestionsLeaveTheGateOff) {
-  std::vector<DevQuestion> dev(19, question_with(0.9f));
-  EXPECT_FALSE(fit_scope_gate(dev, equal_weights(), lexical(), 0.97).enabled);
+  EXPECT_FALSE(fit_scope_gate(held_out(19, 3), weights(), 0.95).enabled);
+  EXPECT_TRUE(fit_scope_gate(held_out(20, 3), weights(), 0.95).enabled);
 }
 
 TEST(ScopeGate, DeclinesBelowTheFloorAndSaysWhy) {
   ScopeGate gate;
   gate.enabled = true;
+  gate.weights = {-4, 10, 0, 0, 0};  // in scope when the cosine is above 0.4
   gate.floor = 0.5;
-  EXPECT_TRUE(scope_decline_reason(gate, 0.5).empty());
-  EXPECT_TRUE(scope_decline_reason(gate, 0.8).empty());
-  const std::string reason = scope_decline_reason(gate, 0.2);
-  EXPECT_NE(reason.find("0.200"), std::string::npos) << reason;
-  EXPECT_NE(reason.find("0.500"), std::string::npos) << reason;
+  ScopeEvidence near{}, far{};
+  near[0] = 0.8;
+  far[0] = 0.2;
+  EXPECT_GT(scope_probability(gate, near), 0.98);
+  EXPECT_TRUE(scope_decline_reason(gate, near).empty());
+  const std::string reason = scope_decline_reason(gate, far);
+  EXPECT_NE(reason.find("0.500"), std::string::npos) << reason;  // the floor
+  EXPECT_NE(reason.find("0.20"), std::string::npos) << reason;   // the cosine
   gate.enabled = false;  // knowledge bases imported before the gate
-  EXPECT_TRUE(scope_decline_reason(gate, 0.0).empty());
+  EXPECT_TRUE(scope_decline_reason(gate, far).empty());
+  EXPECT_EQ(scope_evidence({}), ScopeEvidence{});
 }
 
 }  // namespace

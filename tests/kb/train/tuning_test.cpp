@@ -32,7 +32,7 @@ std::vector<DevQuestion> synthetic_dev(int count, unsigned seed) {
   for (int i = 0; i < count; ++i) {
     DevQuestion question;
     question.entry = 1;
-    Candidate right{1, {}, -1}, wrong{0, {}, -1};
+    Candidate right{1, {}, -1, {}}, wrong{0, {}, -1, {}};
     const bool classifier_right = uniform(random) < 0.8f;
     const bool bm25_right = uniform(random) < 0.4f;
     right.features[kClassifier] = classifier_right ? 0.6f : 0.4f;
@@ -99,12 +99,12 @@ TEST(Tuning, WeightsFollowTheInformativeComponent) {
 // A held-out question of entry 0 whose first two candidates are `margin` apart on the classifier,
 // entry 0 first when `first_right`, else second; a distant entry 2 third when `third`.
 DevQuestion two_close_candidates(float margin, bool first_right, bool third = false) {
-  Candidate first{first_right ? 0 : 1, {}, -1}, second{first_right ? 1 : 0, {}, -1};
+  Candidate first{first_right ? 0 : 1, {}, -1, {}}, second{first_right ? 1 : 0, {}, -1, {}};
   first.features[kClassifier] = 0.5f + margin / 2;
   second.features[kClassifier] = 0.5f - margin / 2;
   DevQuestion question{0, {first, second}};
   if (third) {
-    Candidate distant{2, {}, -1};
+    Candidate distant{2, {}, -1, {}};
     distant.features[kClassifier] = 0.01f;
     question.candidates.push_back(distant);
   }
@@ -129,7 +129,7 @@ TEST(Tuning, CalibratedConfidenceRisesWithTheMarginAndMeetsTheTarget) {
   EXPECT_GT(calibration.dev_coverage, 0.1);
   EXPECT_LT(calibration.dev_coverage, 0.9);
   const auto ranking_with = [&](float margin) {
-    Candidate first{0, {}, -1}, second{1, {}, -1};
+    Candidate first{0, {}, -1, {}}, second{1, {}, -1, {}};
     first.features[kClassifier] = 0.5f + margin / 2;
     second.features[kClassifier] = 0.5f - margin / 2;
     return rank({first, second}, weights);
