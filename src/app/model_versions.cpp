@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "app/toml_file.h"
+#include "app/version_name.h"
 #include "core/http_url.h"
 #include "model/fingerprint.h"
 
@@ -92,15 +93,6 @@ Result<ModelVersion> read_entry(const toml::node& entry, const std::string& file
 
 }  // namespace
 
-bool is_version_name(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
-  return name.find_first_not_of(
-             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-             "._-") == std::string::npos;
-}
-
-const char* const kVersionNameRule = "a version's name is 1 to 64 letters, digits, '.', '-' or '_'";
-
 Result<std::vector<ModelVersion>> read_model_versions(const std::string& file) {
   Result<toml::table> parsed = parse_toml_file(file);
   if (!parsed) return parsed.error();
@@ -119,11 +111,6 @@ Result<std::vector<ModelVersion>> read_model_versions(const std::string& file) {
   }
   if (Status unique = check_unique_names(versions); !unique) return unique.error();
   return versions;
-}
-
-bool names_a_version(const std::string& text) {
-  const auto equals = text.find('=');
-  return equals != std::string::npos && is_version_name(text.substr(0, equals));
 }
 
 Result<ModelVersion> parse_model_flag(const std::string& text) {

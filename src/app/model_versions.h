@@ -51,15 +51,6 @@ Result<ModelVersion> parse_model_flag(const std::string& text);
 // not NAME=URL, a bad name, a URL that is not http://.
 Result<ModelVersion> parse_upstream_flag(const std::string& text);
 
-// True when `name` is a valid version name: 1 to 64 letters, digits, '.', '-' or '_'.
-bool is_version_name(const std::string& name);
-// That rule said for people, for error messages.
-extern const char* const kVersionNameRule;
-
-// True when `text` names a version as a `--model NAME=PATH` would (text before an '=' that is
-// a valid name); a bare path is not.
-bool names_a_version(const std::string& text);
-
 // Ok when every name is used once; the error names the second one and where it came from.
 Status check_unique_names(const std::vector<ModelVersion>& versions);
 

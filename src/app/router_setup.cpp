@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "app/version_name.h"
 #include "engine/llama/llama_engine.h"
 #include "engine/upstream/upstream_engine.h"
 #include "model/fingerprint.h"

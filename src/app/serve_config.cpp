@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "app/api_keys_file.h"
+#include "app/version_name.h"
 
 namespace supportd::app {
 

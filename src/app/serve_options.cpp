@@ -16,6 +16,7 @@
 
 #include "app/serve_config.h"
 #include "app/serve_option_sections.h"
+#include "app/version_name.h"
 #include "core/http_url.h"
 #include "model/presets.h"
 #include "sched/priority.h"
