@@ -65,12 +65,6 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
     if (fresh) candidates.push_back({entry, {}, -1, {}});
     return candidates[it->second];
   };
-  constexpr auto kBm25 = static_cast<std::size_t>(Component::kBm25);
-  constexpr auto kVote = static_cast<std::size_t>(Component::kBm25Vote);
-  constexpr auto kClassifier = static_cast<std::size_t>(Component::kClassifier);
-  constexpr auto kDense = static_cast<std::size_t>(Component::kDense);
-  constexpr auto kDenseVote = static_cast<std::size_t>(Component::kDenseVote);
-  constexpr auto kHead = static_cast<std::size_t>(Component::kHead);
 
   if (parts_.bm25) {
     obs::trace::ScopedSpan span("bm25");
@@ -85,13 +79,13 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
         const int entry = parts_.document_entry[static_cast<std::size_t>(hits[i].document)];
         Candidate& candidate = at(entry);
         const float relative = hits[i].score / best;
-        if (relative > candidate.features[kBm25]) {
-          candidate.features[kBm25] = relative;
+        if (relative > candidate.features[slot::kBm25]) {
+          candidate.features[slot::kBm25] = relative;
           candidate.best_document = hits[i].document;
           candidate.evidence.lexical = hits[i].score;
         }
         candidate.evidence.overlap = std::max(candidate.evidence.overlap, hits[i].overlap);
-        if (i < kVoteDepth) candidate.features[kVote] += hits[i].score / vote_total;
+        if (i < kVoteDepth) candidate.features[slot::kBm25Vote] += hits[i].score / vote_total;
       }
     }
   }
@@ -111,12 +105,12 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
       for (std::size_t i = 0; i < hits.size(); ++i) {
         const int document = parts_.dense_document[static_cast<std::size_t>(hits[i].row)];
         Candidate& candidate = at(parts_.document_entry[static_cast<std::size_t>(document)]);
-        if (weights[i] > candidate.features[kDense]) {
-          candidate.features[kDense] = weights[i];
+        if (weights[i] > candidate.features[slot::kDense]) {
+          candidate.features[slot::kDense] = weights[i];
           candidate.evidence.similarity = hits[i].similarity;
           if (candidate.best_document < 0) candidate.best_document = document;
         }
-        if (i < kVoteDepth) candidate.features[kDenseVote] += weights[i] / vote_total;
+        if (i < kVoteDepth) candidate.features[slot::kDenseVote] += weights[i] / vote_total;
       }
     }
   }
@@ -163,10 +157,10 @@ std::vector<Candidate> Retriever::score(const Query& query) const {
   for (Candidate& candidate : candidates) {
     const auto entry = static_cast<std::size_t>(candidate.entry);
     if (entry < classifier_probability.size()) {
-      candidate.features[kClassifier] = classifier_probability[entry];
+      candidate.features[slot::kClassifier] = classifier_probability[entry];
     }
     if (auto it = head_probability.find(candidate.entry); it != head_probability.end()) {
-      candidate.features[kHead] = it->second;
+      candidate.features[slot::kHead] = it->second;
     }
   }
   return candidates;

@@ -26,6 +26,15 @@ enum class Component {
   kHead,        // softmax head probability on the query vector
 };
 inline constexpr int kComponentCount = 6;
+// Each component's place in Features and Availability.
+namespace slot {
+inline constexpr auto kBm25 = static_cast<std::size_t>(Component::kBm25);
+inline constexpr auto kBm25Vote = static_cast<std::size_t>(Component::kBm25Vote);
+inline constexpr auto kClassifier = static_cast<std::size_t>(Component::kClassifier);
+inline constexpr auto kDense = static_cast<std::size_t>(Component::kDense);
+inline constexpr auto kDenseVote = static_cast<std::size_t>(Component::kDenseVote);
+inline constexpr auto kHead = static_cast<std::size_t>(Component::kHead);
+}  // namespace slot
 inline constexpr std::array<Component, kComponentCount> kComponents = {
     Component::kBm25,  Component::kBm25Vote,  Component::kClassifier,
     Component::kDense, Component::kDenseVote, Component::kHead};

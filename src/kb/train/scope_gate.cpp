@@ -11,13 +11,6 @@
 
 namespace supportd::kb {
 namespace {
-
-constexpr auto kBm25 = static_cast<std::size_t>(Component::kBm25);
-constexpr auto kBm25Vote = static_cast<std::size_t>(Component::kBm25Vote);
-constexpr auto kClassifier = static_cast<std::size_t>(Component::kClassifier);
-constexpr auto kDense = static_cast<std::size_t>(Component::kDense);
-constexpr auto kDenseVote = static_cast<std::size_t>(Component::kDenseVote);
-constexpr auto kHead = static_cast<std::size_t>(Component::kHead);
 constexpr std::size_t kMinimumQuestions = 20;
 // The ridge on the gate's weights: a tiny knowledge base's few held-out questions are often
 // separable from their synthetic counterparts, and an unpenalized fit then grows its weights
@@ -78,29 +71,30 @@ std::vector<Candidate> without_entry(const std::vector<Candidate>& candidates, i
   float best_lexical = 0, best_similarity = -2, lexical_votes = 0, dense_votes = 0;
   for (const Candidate& candidate : candidates) {
     if (candidate.entry == entry) {
-      classifier_left -= candidate.features[kClassifier];
-      head_left -= candidate.features[kHead];
+      classifier_left -= candidate.features[slot::kClassifier];
+      head_left -= candidate.features[slot::kHead];
       continue;
     }
     rest.push_back(candidate);
     best_lexical = std::max(best_lexical, candidate.evidence.lexical);
-    if (candidate.features[kDense] > 0) {
+    if (candidate.features[slot::kDense] > 0) {
       best_similarity = std::max(best_similarity, candidate.evidence.similarity);
     }
-    lexical_votes += candidate.features[kBm25Vote];
-    dense_votes += candidate.features[kDenseVote];
+    lexical_votes += candidate.features[slot::kBm25Vote];
+    dense_votes += candidate.features[slot::kDenseVote];
   }
   for (Candidate& candidate : rest) {
     Features& f = candidate.features;
-    f[kBm25] = best_lexical > 0 ? candidate.evidence.lexical / best_lexical : 0;
-    if (lexical_votes > 0) f[kBm25Vote] /= lexical_votes;
-    f[kClassifier] =
-        classifier_left > 1e-9 ? static_cast<float>(f[kClassifier] / classifier_left) : 0.0f;
-    if (f[kDense] > 0) {
-      f[kDense] = std::exp((candidate.evidence.similarity - best_similarity) / kDenseTemperature);
+    f[slot::kBm25] = best_lexical > 0 ? candidate.evidence.lexical / best_lexical : 0;
+    if (lexical_votes > 0) f[slot::kBm25Vote] /= lexical_votes;
+    f[slot::kClassifier] =
+        classifier_left > 1e-9 ? static_cast<float>(f[slot::kClassifier] / classifier_left) : 0.0f;
+    if (f[slot::kDense] > 0) {
+      f[slot::kDense] =
+          std::exp((candidate.evidence.similarity - best_similarity) / kDenseTemperature);
     }
-    if (dense_votes > 0) f[kDenseVote] /= dense_votes;
-    f[kHead] = head_left > 1e-9 ? static_cast<float>(f[kHead] / head_left) : 0.0f;
+    if (dense_votes > 0) f[slot::kDenseVote] /= dense_votes;
+    f[slot::kHead] = head_left > 1e-9 ? static_cast<float>(f[slot::kHead] / head_left) : 0.0f;
   }
   return rest;
 }

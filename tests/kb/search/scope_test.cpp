@@ -15,15 +15,10 @@
 namespace supportd::kb {
 namespace {
 
-constexpr auto kBm25 = static_cast<std::size_t>(Component::kBm25);
-constexpr auto kVote = static_cast<std::size_t>(Component::kBm25Vote);
-constexpr auto kClassifier = static_cast<std::size_t>(Component::kClassifier);
-constexpr auto kDense = static_cast<std::size_t>(Component::kDense);
-
 // A candidate as the retriever makes it, from its evidence; relative features filled later.
 Candidate candidate(int entry, float lexical, float overlap, float similarity, float probability) {
   Candidate c{entry, {}, -1, {lexical, overlap, similarity}};
-  c.features[kClassifier] = probability;
+  c.features[slot::kClassifier] = probability;
   return c;
 }
 
@@ -35,8 +30,8 @@ void make_relative(std::vector<Candidate>& candidates) {
     similarity = std::max(similarity, c.evidence.similarity);
   }
   for (Candidate& c : candidates) {
-    c.features[kBm25] = c.evidence.lexical / lexical;
-    c.features[kDense] = std::exp((c.evidence.similarity - similarity) / kDenseTemperature);
+    c.features[slot::kBm25] = c.evidence.lexical / lexical;
+    c.features[slot::kDense] = std::exp((c.evidence.similarity - similarity) / kDenseTemperature);
   }
 }
 
@@ -59,9 +54,9 @@ std::vector<DevQuestion> held_out(int count, unsigned seed) {
 
 Features weights() {
   Features w{};
-  w[kBm25] = 0.3f;
-  w[kClassifier] = 0.3f;
-  w[kDense] = 0.4f;
+  w[slot::kBm25] = 0.3f;
+  w[slot::kClassifier] = 0.3f;
+  w[slot::kDense] = 0.4f;
   return w;
 }
 
@@ -70,18 +65,18 @@ TEST(ScopeGate, WithoutAnEntryTheOthersFeaturesAreRelativeToWhatRemains) {
                                        candidate(1, 4, 0.5f, 0.7f, 0.3f),
                                        candidate(2, 2, 0.2f, 0.5f, 0.1f)};
   make_relative(candidates);
-  candidates[0].features[kVote] = 0.5f;
-  candidates[1].features[kVote] = 0.25f;
-  candidates[2].features[kVote] = 0.25f;
+  candidates[0].features[slot::kBm25Vote] = 0.5f;
+  candidates[1].features[slot::kBm25Vote] = 0.25f;
+  candidates[2].features[slot::kBm25Vote] = 0.25f;
   const std::vector<Candidate> rest = without_entry(candidates, 0);
   ASSERT_EQ(rest.size(), 2u);
   EXPECT_EQ(rest[0].entry, 1);
-  EXPECT_FLOAT_EQ(rest[0].features[kBm25], 1.0f);  // now the best BM25 document
-  EXPECT_FLOAT_EQ(rest[1].features[kBm25], 0.5f);
-  EXPECT_FLOAT_EQ(rest[0].features[kDense], 1.0f);  // now the nearest vector
-  EXPECT_NEAR(rest[1].features[kDense], std::exp(-0.2 / kDenseTemperature), 1e-6);
-  EXPECT_NEAR(rest[0].features[kClassifier], 0.75, 1e-6);  // 0.3 of the remaining 0.4
-  EXPECT_NEAR(rest[0].features[kVote], 0.5, 1e-6);
+  EXPECT_FLOAT_EQ(rest[0].features[slot::kBm25], 1.0f);  // now the best BM25 document
+  EXPECT_FLOAT_EQ(rest[1].features[slot::kBm25], 0.5f);
+  EXPECT_FLOAT_EQ(rest[0].features[slot::kDense], 1.0f);  // now the nearest vector
+  EXPECT_NEAR(rest[1].features[slot::kDense], std::exp(-0.2 / kDenseTemperature), 1e-6);
+  EXPECT_NEAR(rest[0].features[slot::kClassifier], 0.75, 1e-6);  // 0.3 of the remaining 0.4
+  EXPECT_NEAR(rest[0].features[slot::kBm25Vote], 0.5, 1e-6);
   // The evidence itself does not change: it is what tells the question is far from them.
   EXPECT_FLOAT_EQ(rest[0].evidence.similarity, 0.7f);
   EXPECT_EQ(without_entry(candidates, 7).size(), 3u);  // no such candidate: nothing removed
