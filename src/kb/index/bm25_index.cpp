@@ -46,10 +46,7 @@ Bm25Index::Bm25Index(const std::vector<std::vector<std::string>>& documents, Bm2
   }
 }
 
-float Bm25Index::term_weight(const std::string& term) const {
-  if (auto it = terms_.find(term); it != terms_.end()) {
-    return idf_[static_cast<std::size_t>(it->second)];
-  }
+float Bm25Index::unseen_term_weight(const std::string& term) const {
   return function_terms_.contains(term) ? unseen_idf_ * params_.function_word_weight : unseen_idf_;
 }
 
@@ -66,11 +63,14 @@ std::vector<Bm25Index::Hit> Bm25Index::search(std::span<const std::string> query
   touched.clear();
   float query_weight = 0;
   for (const std::string& term : query) {
-    query_weight += term_weight(term);
     auto it = terms_.find(term);
-    if (it == terms_.end()) continue;
+    if (it == terms_.end()) {
+      query_weight += unseen_term_weight(term);
+      continue;
+    }
     const auto id = static_cast<std::size_t>(it->second);
     const float idf = idf_[id];
+    query_weight += idf;
     for (const Posting& posting : postings_[id]) {
       const auto d = static_cast<std::size_t>(posting.document);
       const float norm = params_.k1 * (1 - params_.b + params_.b * lengths_[d] / average_length_);

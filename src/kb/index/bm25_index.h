@@ -50,8 +50,8 @@ class Bm25Index {
     float frequency;
   };
 
-  // The weight of a query term for Hit::overlap.
-  float term_weight(const std::string& term) const;
+  // The weight, for Hit::overlap, of a query term no document has (a known term's is its IDF).
+  float unseen_term_weight(const std::string& term) const;
 
   Bm25Params params_;
   std::unordered_set<std::string> function_terms_;
