@@ -140,13 +140,8 @@ Status RouterEngine::set_route(const std::string& deployment, Split split, const
   auto next = std::make_shared<Table>(*current);
   Deployment& target = next->deployments[deployment];
   RouteChange made{deployment, "set", target.split, split, who, unix_ms_now()};
-  target.shadow = std::move(shadow).value();
   if (!target.split.shares.empty()) target.past.push_back(target.split);
-  target.split = std::move(split);
-  target.slots = std::move(slots).value();
-  target.at_set.clear();
-  for (const auto& slot : target.slots)
-    target.at_set.push_back(sample_of(*slot));
+  put_into_effect(target, std::move(split), std::move(slots).value(), std::move(shadow).value());
   publish(std::move(next));
   record(std::move(made));
   return {};
@@ -207,12 +202,7 @@ Status RouterEngine::rollback(const std::string& deployment, const std::string& 
   auto next = std::make_shared<Table>(*current);
   Deployment& target = next->deployments[deployment];
   RouteChange made{deployment, "rollback", target.split, previous, who, unix_ms_now()};
-  target.shadow = std::move(shadow).value();
-  target.split = previous;
-  target.slots = std::move(slots);
-  target.at_set.clear();
-  for (const auto& slot : target.slots)
-    target.at_set.push_back(sample_of(*slot));
+  put_into_effect(target, previous, std::move(slots), std::move(shadow).value());
   target.past.pop_back();
   publish(std::move(next));
   record(std::move(made));

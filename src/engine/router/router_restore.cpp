@@ -53,13 +53,9 @@ std::vector<std::string> RouterEngine::restore_routes(const std::vector<RouteCha
       continue;
     }
     Deployment& target = next->deployments[name];
-    target.split = std::move(replayed.split);
+    put_into_effect(target, std::move(replayed.split), std::move(slots).value(),
+                    std::move(shadow).value());
     target.past = std::move(replayed.past);
-    target.slots = std::move(slots).value();
-    target.shadow = std::move(shadow).value();
-    target.at_set.clear();
-    for (const auto& slot : target.slots)
-      target.at_set.push_back(sample_of(*slot));
     spdlog::info("deployment {}: split restored from the route history: {}", name,
                  describe(target.split));
     restored.push_back(name);

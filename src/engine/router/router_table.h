@@ -61,4 +61,11 @@ void describe_slot(RouterEngine::Slot& slot);
 // What `slot` has done so far, for the canary check.
 CanarySample sample_of(const RouterEngine::Slot& slot);
 
+// Puts `split` into effect on `deployment` (set, rollback and restore alike): its share slots,
+// its shadow's slot, and each share's figures now as the canary check's starting point.
+// `deployment.past` is the caller's to keep.
+void put_into_effect(Deployment& deployment, Split split,
+                     std::vector<std::shared_ptr<RouterEngine::Slot>> slots,
+                     std::shared_ptr<RouterEngine::Slot> shadow);
+
 }  // namespace supportd::engine::router

@@ -34,6 +34,17 @@ CanarySample sample_of(const RouterEngine::Slot& slot) {
                       figures.ttft_ms.snapshot()};
 }
 
+void put_into_effect(Deployment& deployment, Split split,
+                     std::vector<std::shared_ptr<RouterEngine::Slot>> slots,
+                     std::shared_ptr<RouterEngine::Slot> shadow) {
+  deployment.split = std::move(split);
+  deployment.slots = std::move(slots);
+  deployment.shadow = std::move(shadow);
+  deployment.at_set.clear();
+  for (const auto& slot : deployment.slots)
+    deployment.at_set.push_back(sample_of(*slot));
+}
+
 std::vector<std::pair<std::string, std::string>> RouterEngine::check_canaries(
     const CanaryLimits& limits) {
   std::vector<std::pair<std::string, std::string>> verdicts;
