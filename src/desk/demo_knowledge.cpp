@@ -1,6 +1,6 @@
 // Importing the built-in demo knowledge base (see demo_knowledge.h): the embedded files written out
-// and imported under a file lock, and the test that tells an outdated demo from a user's own
-// knowledge base.
+// (under a lock shared by every process) and imported under the data directory's lock, and the test
+// that tells an outdated demo from a user's own knowledge base.
 #include "desk/demo_knowledge.h"
 
 #include <fcntl.h>
@@ -11,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -46,6 +48,33 @@ class FileLock {
 // The demo's files are written to a directory of this name before import; the manifest keeps
 // their paths, which is how an imported demo is recognised later.
 constexpr std::string_view kStagingPrefix = "supportd-demo-kb-";
+
+// Makes `path` hold `text`: left alone when it does already, else written to a temporary name
+// and renamed over it, so that a reader never sees a partly written file.
+Status write_if_different(const std::filesystem::path& path, std::string_view text) {
+  {
+    std::ifstream in(path, std::ios::binary);
+    const std::string current((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    if (in.good() || in.eof()) {
+      if (current == text) return Status();
+    }
+  }
+  const std::filesystem::path temporary = path.string() + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) {
+      return Error::make(ErrorCode::kIo,
+                         "cannot write " + temporary.string() + ": " + std::strerror(errno));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec)
+    return Error::make(ErrorCode::kIo, "cannot rename to " + path.string() + ": " + ec.message());
+  return Status();
+}
 
 // Whether `dir` holds a knowledge base that should stay as it is (true), or none at all or an
 // outdated demo (false). One that is there but does not open is an error: it is reported,
@@ -86,16 +115,20 @@ Result<bool> ensure_demo_knowledge(const std::string& dir,
   if (!held) return held.error();
   if (*held) return false;
   // The files' paths go into the entries, and so into the knowledge base's version, which
-  // keys the answer cache: every process stages them at the same path (one at a time), so
-  // gateways sharing a Redis import the same version and share answers. When that path is not
-  // usable (another user's /tmp file), a path of this process's own.
+  // keys the answer cache: every process stages them at the same path, so gateways sharing a
+  // Redis import the same version and share answers. The shared lock is held only while the
+  // files are written (each to a temporary name, then renamed over the old one only when it
+  // differs, so a process reading them meanwhile reads whole files), not during the import:
+  // held for the import, one server's start waited for every other's (minutes, beside tests
+  // under a sanitizer). When that path is not usable (another user's /tmp file), a path of
+  // this process's own, removed after the import.
   const fs::path shared = fs::temp_directory_path() / (std::string(kStagingPrefix) + "staging");
-  const FileLock staging_lock(shared.string() + ".lock");
+  std::optional<FileLock> staging_lock(std::in_place, shared.string() + ".lock");
+  const bool own = !staging_lock->held();
   const fs::path staging =
-      staging_lock.held()
-          ? shared
-          : fs::temp_directory_path() / (std::string(kStagingPrefix) + std::to_string(getpid()));
-  fs::remove_all(staging, ec);
+      own ? fs::temp_directory_path() / (std::string(kStagingPrefix) + std::to_string(getpid()))
+          : shared;
+  if (own) fs::remove_all(staging, ec);
   fs::create_directories(staging, ec);
   if (ec)
     return Error::make(ErrorCode::kIo, "cannot create " + staging.string() + ": " + ec.message());
@@ -104,17 +137,17 @@ Result<bool> ensure_demo_knowledge(const std::string& dir,
     const bool source = file.path.ends_with(".md") || file.path.ends_with(".json");
     if (!source) continue;
     const fs::path path = staging / file.path;
-    std::ofstream(path, std::ios::binary)
-        .write(file.text().data(), static_cast<std::streamsize>(file.data.size()));
+    if (Status written = write_if_different(path, file.text()); !written) return written.error();
     files.push_back(path.string());
   }
+  staging_lock.reset();
   kb::ImportOptions options;
   options.embedder = std::move(embedder);
   spdlog::info(
       "desk: importing the built-in demo knowledge base (an online store's help centre) into {}",
       dir);
   auto report = kb::import_knowledge_base(dir, files, options);
-  fs::remove_all(staging, ec);
+  if (own) fs::remove_all(staging, ec);
   if (!report) return report.error();
   return true;
 }
