@@ -60,13 +60,15 @@ struct VersionLoader {
   std::function<Result<std::unique_ptr<Engine>>()> create;
 };
 
-// What POST /admin/models asks to load.
+// What POST /admin/models asks to load: a model file (path) or an upstream server (upstream).
 struct VersionSpec {
   std::string name;
-  std::string path;
-  std::string expected_sha256;  // empty: not checked
-  int parallel = 0;             // 0: serve's
-  int context_cells = 0;        // 0: serve's
+  std::string path;             // a GGUF file; empty for an upstream
+  std::string upstream;         // an OpenAI-compatible server's URL; empty for a file
+  std::string upstream_model;   // the model to ask the upstream for; empty: serve's default
+  std::string expected_sha256;  // empty: not checked (a file's)
+  int parallel = 0;             // 0: serve's (a file's)
+  int context_cells = 0;        // 0: serve's (a file's)
 };
 
 // One version as GET /admin/models shows it.
