@@ -154,12 +154,10 @@ class ModelRouterFixture : public ::testing::Test {
     EXPECT_EQ(reply.status, 200) << target << " -> " << reply.body;
     return reply.status == 200 ? reply.body : std::string();
   }
-  // Polls GET /admin/models until `version`'s state is `state` (up to `polls` reads, 10 ms
-  // apart: ~60 s by default); the last read.
-  std::string wait_for_state(const std::string& version, const std::string& state,
-                             int polls = 6000) {
+  // Polls GET /admin/models until `version`'s state is `state` (up to ~60 s); the last read.
+  std::string wait_for_state(const std::string& version, const std::string& state) {
     std::string seen;
-    for (int i = 0; i < polls; ++i) {
+    for (int i = 0; i < 6000; ++i) {
       const boost::json::value listed = version_json(version);
       seen = listed.is_null() ? "gone" : std::string(listed.at("state").as_string());
       if (seen == state) break;
