@@ -45,6 +45,7 @@ struct DeskServerOptions {
   // of the same model, the first taking the deployment "default" whole, as serve with
   // --model NAME=PATH ... does; router() reaches it.
   std::vector<std::string> versions;
+  int max_answer_tokens = 256;  // DeskOptions::max_answer_tokens: a generated answer's length
 };
 
 // A request's headers.
@@ -97,6 +98,7 @@ class DeskServer {
     rules.fallback = std::move(filter::RuleSet::load(rules_file)).value();
     desk::DeskOptions desk_options;
     desk_options.generate = given.generate;
+    desk_options.max_answer_tokens = given.max_answer_tokens;
     desk_options.handoff_topics = std::move(given.handoff_topics);
     desk_ = std::make_unique<desk::Desk>(desk_options, *engine_, *knowledge_, stores_, rules,
                                          registry_, given.faults);

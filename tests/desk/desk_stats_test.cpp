@@ -76,7 +76,7 @@ TEST(DeskStats, CountsAKnowledgeBaseAnswerAHandoffAndTheWaiting) {
 }
 
 TEST(DeskStats, CountsAnswersHandoffsAndCsatPerModelVersion) {
-  DeskServer server({.generate = true, .versions = {"v7"}});
+  DeskServer server({.generate = true, .versions = {"v7"}, .max_answer_tokens = 8});
   const std::string customer = server.new_session();
   // Nothing in the knowledge base answers this confidently: the version is asked.
   const json::value answer =
