@@ -130,24 +130,28 @@ class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Pee
 };
 
 // A close handshake, bounded by `limit` (the server's write timeout): past it the socket is shut,
-// which ends every operation on it, and the close is cancelled. Without the bound, a close the
-// writer sends while the reader's read fails on a protocol error deadlocks inside Beast: the
-// close holds the write lock waiting for the read to end, the failing read waits for the write
-// lock to send its own close frame; Beast's own close timeout (30 s) shuts the socket but
-// resumes neither, and the connection's coroutine (and its handler's on_close) stays pending.
+// which ends every operation on it. Without the bound, a close the writer sends while the
+// reader's read fails on a protocol error deadlocks inside Beast: the close holds the write lock
+// waiting for the read to end, the failing read waits for the write lock to send its own close
+// frame; Beast's own close timeout (30 s) shuts the socket but resumes neither, and the
+// connection's coroutine (and its handler's on_close) stays pending.
+// The bound is a plain timer, not a branch of the close's awaitable: cancelling the close from
+// outside (the reader ended, and the `||` of run_websocket cancels the writer) must not cancel
+// the bound too, or a close that ignores the cancellation waits for the client for good.
 template <typename WebSocket>
 net::awaitable<void> close_within(WebSocket& ws, websocket::close_reason reason,
                                   std::chrono::steady_clock::duration limit) {
-  using namespace net::experimental::awaitable_operators;
-  auto shut_after = [](WebSocket& ws,
-                       std::chrono::steady_clock::duration limit) -> net::awaitable<void> {
-    net::steady_timer timer(co_await net::this_coro::executor, limit);
-    auto [ec] = co_await timer.async_wait(as_tuple(use_awaitable));
-    if (ec) co_return;  // the close ended first
+  net::steady_timer bound(co_await net::this_coro::executor, limit);
+  auto closed = std::make_shared<bool>(false);  // strand only: the close ended; touch nothing
+  bound.async_wait([closed, &socket = beast::get_lowest_layer(ws).socket()](
+                       const boost::system::error_code& ec) {
+    if (ec || *closed) return;
     boost::system::error_code ignored;
-    beast::get_lowest_layer(ws).socket().close(ignored);
-  };
-  co_await (ws.async_close(reason, as_tuple(use_awaitable)) || shut_after(ws, limit));
+    socket.close(ignored);
+  });
+  co_await ws.async_close(reason, as_tuple(use_awaitable));
+  *closed = true;  // a wait already queued runs later, after ws may be gone
+  bound.cancel();
 }
 
 // Reads until the socket closes. A binary message is refused with a close frame, unless the

@@ -35,8 +35,9 @@ namespace {
 
 constexpr std::size_t kExplainDepth = 3;
 
-// False when the question has a word other than function words and none of those occurs in the
-// knowledge base (a question of function words alone is left to the gate).
+// False when the question has a word other than function words (Chinese ones included) and
+// none of those occurs in the knowledge base (a question of function words alone is left to
+// the gate).
 bool shares_content_word(const std::vector<std::string>& terms,
                          const std::unordered_set<std::string>& function_terms,
                          const Bm25Index& index) {
@@ -249,7 +250,7 @@ Result<SearchResult> KnowledgeBase::search(std::string_view question,
     result.out_of_scope = true;
     result.scope_reason = "no word of the question occurs in the knowledge base";
     result.scope_probability = 0;
-  } else if (!shares_content_word(query.terms, s.corpus.function_terms, *parts.bm25)) {
+  } else if (!shares_content_word(query.terms, s.corpus.question_terms, *parts.bm25)) {
     // "Do you sell bicycles?" shares "do" and "you" with every help centre: only a word that
     // says what the question is about counts.
     result.out_of_scope = true;

@@ -87,7 +87,7 @@ TEST_F(DemoKnowledge, DeclinesQuestionsAboutWhatTheShopDoesNotCover) {
   auto knowledge = open(dir);
   ASSERT_NE(knowledge, nullptr);
   for (const char* question : {"Do you sell bicycles?", "What is the capital of France?",
-                               "Can you fix my car?", "你们卖自行车吗？"}) {
+                               "Can you fix my car?", "你们卖自行车吗？", "今天天气怎么样？"}) {
     auto result = knowledge->search(question);
     ASSERT_TRUE(result) << result.error().message;
     EXPECT_TRUE(result->out_of_scope)

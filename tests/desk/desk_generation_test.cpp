@@ -44,6 +44,25 @@ TEST(DeskGeneration, GeneratesGroundedAnswersAndCachesThem) {
   EXPECT_EQ(cached.at("text"), answer.at("text"));
 }
 
+TEST(DeskGeneration, AQuestionDeclinedAsOutOfScopeIsNotGivenToTheModel) {
+  DeskServer server({.generate = true});
+  // The shop sells clothes: no word of these but function words is in its help centre.
+  for (const char* question : {"Do you sell bicycles?", "今天天气怎么样？"}) {
+    const std::string session = server.new_session();
+    const auto r =
+        server.post("/v1/sessions/" + session + "/messages", json::object{{"text", question}});
+    ASSERT_EQ(r.status, 200) << r.body;
+    const json::value answer = json::parse(r.body).at("answer");
+    EXPECT_EQ(answer.at("source"), json::value("fallback")) << question << ": " << r.body;
+    EXPECT_TRUE(answer.at("citations").as_array().empty()) << r.body;
+    // Retrieval declined it; the prompt and the model were skipped; fallback said so.
+    EXPECT_EQ(testing::stages_of(answer),
+              (std::vector<std::string>{"validate", "safety", "store", "handoff", "faq", "cache",
+                                        "retrieval", "fallback"}))
+        << question << ": " << r.body;
+  }
+}
+
 TEST(DeskGeneration, OneShotCacheHitsAnswerWithoutTheWorkersAndStreamsStillWork) {
   DeskServer server({.generate = true});
   const std::string question = "Could you write a short poem about paper kites in the attic?";

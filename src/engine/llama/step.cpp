@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/llama/compute_gate.h"
 #include "engine/llama/loop.h"
 
 namespace supportd::engine::llama {
@@ -125,6 +126,12 @@ void Loop::step() {
   // changed no throughput beyond noise, but it did change a cold start's timing).
   const bool split = unified_ && decode_tokens >= kSplitDecodeTokens &&
                      batch_.n_tokens > decode_tokens && batch_.n_tokens >= kAttentionTileRows;
+  // The cores, in turn with the process's other engines, at the class of the step's best
+  // sequence; the step's time starts when it has them.
+  auto best = sched::Priority::kLow;
+  for (const Planned& p : planned)
+    best = std::min(best, p.sequence->request.priority);
+  ComputeGate::Turn turn = process_compute_gate().enter(best);
   const auto started = Clock::now();
   const double predicted_ms = split ? step_time_.predict(decode_tokens) +
                                           step_time_.predict(batch_.n_tokens - decode_tokens)
@@ -147,6 +154,7 @@ void Loop::step() {
   } else {
     run_batch(0, batch_.n_tokens, all, threads);
   }
+  turn.release();
   // A drill's slow step: every sequence in it waits, as they would for a slow decode.
   if (injected.count() > 0) std::this_thread::sleep_for(injected);
   const auto ended = Clock::now();
@@ -253,6 +261,9 @@ void Loop::warm_up() {
         ok = false;
         return;
       }
+      // At the callers' usual class: a candidate warming up beside a serving version takes
+      // every other turn for its ten calls, neither starving nor starved.
+      const ComputeGate::Turn turn = process_compute_gate().enter(sched::Priority::kNormal);
       const auto call_started = Clock::now();
       ok = llama_decode(context_, batch_) == 0;
       const double ms =

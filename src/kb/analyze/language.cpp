@@ -49,6 +49,19 @@ const std::array<StopWords, 7>& latin_languages() {
   return languages;
 }
 
+// Chinese function words: particles, pronouns, question words, modal and common verbs that say
+// how a question is asked, not what it is about ("今天天气怎么样？" shares only 怎么 with a
+// shop's help centre). Not used to detect Chinese (its script does that).
+constexpr std::string_view kChineseFunctionWords[] = {
+    "的",     "了",   "吗",       "呢",   "吧",   "啊",   "呀",   "是",   "在",     "有",   "和",
+    "与",     "或",   "我",       "你",   "您",   "他",   "她",   "它",   "我们",   "你们", "他们",
+    "这",     "那",   "这个",     "那个", "这些", "那些", "什么", "怎么", "怎么样", "怎样", "如何",
+    "为什么", "为何", "哪",       "哪里", "哪儿", "哪些", "哪个", "多少", "几",     "谁",   "能",
+    "能不能", "可以", "可不可以", "会",   "要",   "想",   "请",   "请问", "一下",   "还",   "也",
+    "都",     "就",   "不",       "没",   "没有", "一个", "些",   "把",   "被",     "给",   "对",
+    "从",     "到",   "让",       "得",   "地",   "着",   "过",   "很",
+};
+
 struct ScriptCode {
   UScriptCode script;
   const char* language;
@@ -70,6 +83,10 @@ std::vector<std::string> function_words() {
       words.emplace_back(word);
   }
   return words;
+}
+
+std::vector<std::string> chinese_function_words() {
+  return {std::begin(kChineseFunctionWords), std::end(kChineseFunctionWords)};
 }
 
 LanguageGuess detect_language(std::string_view text) {

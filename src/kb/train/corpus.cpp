@@ -30,6 +30,11 @@ Result<Corpus> analyze_corpus(std::vector<Entry> entries, const AnalyzerOptions&
     for (std::string& term : bm25_analyzer->terms(word))
       corpus.function_terms.insert(std::move(term));
   }
+  corpus.question_terms = corpus.function_terms;
+  for (const std::string& word : chinese_function_words()) {
+    for (std::string& term : bm25_analyzer->terms(word))
+      corpus.question_terms.insert(std::move(term));
+  }
   return corpus;
 }
 

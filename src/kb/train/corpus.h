@@ -22,6 +22,9 @@ struct Corpus {
   StoredVectors vectors;                             // rows for some English documents
   std::vector<int> vector_row;                       // by document: row in vectors, or -1
   std::unordered_set<std::string> function_terms;    // function words as BM25 terms
+  // function_terms and Chinese function words: the terms that do not say what a question is
+  // about, for the out-of-scope rule (kb/knowledge_base.cpp).
+  std::unordered_set<std::string> question_terms;
 };
 
 // Derives documents, terms and languages. Vectors are added separately (attach_vectors).

@@ -1,0 +1,81 @@
+// The compute gate (engine/llama/compute_gate.h): one step at a time, the best class waiting
+// first, first come first served within a class.
+#include "engine/llama/compute_gate.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace supportd::engine::llama {
+namespace {
+
+using sched::Priority;
+
+// Spins (bounded) until `gate` has `count` steps waiting.
+bool wait_for_waiting(const ComputeGate& gate, int count) {
+  for (int i = 0; i < 5000; ++i) {
+    if (gate.waiting() == count) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+TEST(ComputeGate, OneStepAtATime) {
+  ComputeGate gate;
+  ComputeGate::Turn held = gate.enter(Priority::kNormal);
+  std::atomic<bool> entered{false};
+  std::thread other([&] {
+    const ComputeGate::Turn turn = gate.enter(Priority::kHigh);
+    entered = true;
+  });
+  ASSERT_TRUE(wait_for_waiting(gate, 1));
+  EXPECT_FALSE(entered);  // even a better class waits for the step computing
+  held.release();
+  other.join();
+  EXPECT_TRUE(entered);
+  EXPECT_EQ(gate.waiting(), 0);
+}
+
+TEST(ComputeGate, TheBestClassWaitingGoesFirstThenFirstComeFirstServed) {
+  ComputeGate gate;
+  ComputeGate::Turn held = gate.enter(Priority::kNormal);
+  std::mutex mutex;
+  std::vector<std::string> order;
+  std::vector<std::thread> threads;
+  // Queued one after the other: low, normal A, high, normal B.
+  const std::vector<std::pair<std::string, Priority>> arrivals = {{"low", Priority::kLow},
+                                                                  {"normal A", Priority::kNormal},
+                                                                  {"high", Priority::kHigh},
+                                                                  {"normal B", Priority::kNormal}};
+  for (std::size_t i = 0; i < arrivals.size(); ++i) {
+    threads.emplace_back([&, i] {
+      const ComputeGate::Turn turn = gate.enter(arrivals[i].second);
+      std::lock_guard lock(mutex);
+      order.push_back(arrivals[i].first);
+    });
+    ASSERT_TRUE(wait_for_waiting(gate, static_cast<int>(i) + 1));
+  }
+  held.release();
+  for (auto& thread : threads)
+    thread.join();
+  EXPECT_EQ(order, (std::vector<std::string>{"high", "normal A", "normal B", "low"}));
+}
+
+TEST(ComputeGate, ALowerClassComputesOnceNoBetterOneWaits) {
+  ComputeGate gate;
+  std::atomic<bool> done{false};
+  std::thread low([&] {
+    const ComputeGate::Turn turn = gate.enter(Priority::kLow);
+    done = true;
+  });
+  low.join();  // nothing else computes or waits: no wait at all
+  EXPECT_TRUE(done);
+}
+
+}  // namespace
+}  // namespace supportd::engine::llama
