@@ -20,13 +20,14 @@ namespace json = boost::json;
 using testing::DeskServer;
 
 const std::string kFaq = "Where is my parcel?";  // an FAQ question of the demo knowledge base
-// Questions nothing in the knowledge base answers (so the model is asked), each unlike the
-// others (so no answer cache, exact or semantic, answers one with another's answer).
+// Questions nothing in the knowledge base answers (so the model is asked, unless retrieval
+// declines one as out of scope: then fallback answers it), each unlike the others (so no
+// answer cache, exact or semantic, answers one with another's answer).
 const std::vector<std::string> kOpen = {
     "Compose a short poem about autumn leaves and cardboard boxes",
-    "Which chess opening would a pirate captain prefer on a stormy night?",
-    "Explain quantum tunnelling to a sleepy hamster in three sentences",
-    "Invent a recipe that combines marmalade, sardines and jazz music",
+    "Write a limerick about a lost umbrella and a delivery van",
+    "Compose a haiku about winter socks and a late parcel",
+    "Write a short rhyme about a coupon code and a sleepy cat",
 };
 
 json::object desk_stats(DeskServer& server) {
@@ -77,17 +78,20 @@ class DeskVersions : public ::testing::Test {
 
 TEST_F(DeskVersions, FaqTurnsCountForTheArmThatGeneratesForTheConversation) {
   std::size_t asked = 0;
+  int generated = 0;  // turns the model answered
   for (const std::string arm : {"a", "b"}) {
     const std::string other = arm == "a" ? "b" : "a";
     for (std::size_t i = 0; i < 2; ++i) {  // two conversations per arm: kOpen's four questions
       const std::string session = on_arm(arm)[i];
       const json::object before = desk_stats(server_);
       ASSERT_EQ(ask(server_, session, kFaq), "faq");
-      ASSERT_EQ(ask(server_, session, kOpen[asked++]), "model");
+      const std::string open = ask(server_, session, kOpen[asked++]);
+      generated += open == "model" ? 1 : 0;
       const json::object after = desk_stats(server_);
-      // The FAQ turn, which no version generated, and the generated one, which the router's
-      // submit placed, both on the arm version_for named for the conversation.
-      for (const char* source : {"faq", "model"}) {
+      // The FAQ turn, which no version generated, and the open question's (a generated one's
+      // version is the one the router's submit placed it on), both on the arm version_for
+      // named for the conversation.
+      for (const std::string& source : {std::string("faq"), open}) {
         EXPECT_EQ(arm_figure(after, arm, {"answers", source}),
                   arm_figure(before, arm, {"answers", source}) + 1)
             << session << " " << source << ": " << json::serialize(after.at("versions"));
@@ -105,6 +109,7 @@ TEST_F(DeskVersions, FaqTurnsCountForTheArmThatGeneratesForTheConversation) {
       EXPECT_EQ(json::parse(completion.body).at("model"), json::value(arm)) << session;
     }
   }
+  EXPECT_GE(generated, 1);  // the poem is generated (DeskStats' per-version test asks it too)
   const json::object desk = desk_stats(server_);
   EXPECT_EQ(arm_figure(desk, "a", {"answers_total"}) + arm_figure(desk, "b", {"answers_total"}),
             desk.at("answers_total").as_int64())
