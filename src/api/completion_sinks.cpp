@@ -7,6 +7,8 @@
 
 #include <boost/json.hpp>
 
+#include "api/errors.h"
+
 namespace supportd::api {
 namespace json = boost::json;
 namespace {
@@ -32,8 +34,19 @@ json::value finish_json(engine::FinishReason reason) {
   }
 }
 
+// An end with an error of a kind other than internal is a refusal that came as the end, not as
+// submit's answer (a cluster's engine refusing a request its gateway had queued: the deadline
+// it cannot meet, a full queue): it gets the status and code a refusal at submit gets.
+bool refused_at_the_end(const engine::Completion& c) {
+  return c.reason == engine::FinishReason::kError && c.error.code != ErrorCode::kInternal;
+}
+
 // The error an abnormal end reports, with its HTTP status for non-streamed answers.
 std::pair<int, std::string> end_error(const engine::Completion& c) {
+  if (refused_at_the_end(c)) {
+    http::Response refusal = error_response(c.error);
+    return {refusal.status, std::move(refusal.body)};
+  }
   switch (c.reason) {
     case engine::FinishReason::kCancelled:
       return {503, http::error_body("the request was cancelled (the server is shutting down)",
@@ -52,6 +65,7 @@ std::pair<int, std::string> end_error(const engine::Completion& c) {
 
 // The same as a whole response; a 503 says when to try again.
 http::Response end_response(const engine::Completion& c) {
+  if (refused_at_the_end(c)) return error_response(c.error);
   auto [status, body] = end_error(c);
   http::Response response = http::Response::json(status, std::move(body));
   if (status == 503) {
