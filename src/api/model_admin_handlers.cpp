@@ -149,17 +149,21 @@ http::Response list_model_versions(Services& services, http::Request&) {
 
 namespace {
 
-// POST /admin/models's body: {"name", "path", "sha256", "parallel", "ctx_size", "by"}.
+// POST /admin/models's body: {"name", "path" or "upstream" (and "upstream_model"), "sha256",
+// "parallel", "ctx_size", "by"}; which go together is the loader's to check.
 Result<router::VersionSpec> read_version_spec(const json::object& body) {
   router::VersionSpec spec;
   for (const auto& [key, value] : body) {
     const std::string field(key);
-    if (field == "name" || field == "path" || field == "sha256" || field == "by") {
+    if (field == "name" || field == "path" || field == "upstream" || field == "upstream_model" ||
+        field == "sha256" || field == "by") {
       if (!value.is_string())
         return Error::invalid(fmt::format("'{}' must be a string", field), field);
       const std::string text(value.as_string());
       if (field == "name") spec.name = text;
       if (field == "path") spec.path = text;
+      if (field == "upstream") spec.upstream = text;
+      if (field == "upstream_model") spec.upstream_model = text;
       if (field == "sha256") spec.expected_sha256 = text;
     } else if (field == "parallel" || field == "ctx_size") {
       if (!value.is_int64() && !value.is_uint64())
@@ -169,13 +173,13 @@ Result<router::VersionSpec> read_version_spec(const json::object& body) {
         return Error::invalid(fmt::format("'{}' is out of range", field), field);
       (field == "parallel" ? spec.parallel : spec.context_cells) = static_cast<int>(number);
     } else {
-      return Error::invalid(
-          fmt::format("unknown field '{}' (name, path, sha256, parallel, ctx_size, by)", field),
-          field);
+      return Error::invalid(fmt::format("unknown field '{}' (name, path, upstream, "
+                                        "upstream_model, sha256, parallel, ctx_size, by)",
+                                        field),
+                            field);
     }
   }
   if (spec.name.empty()) return Error::invalid("'name' is required", "name");
-  if (spec.path.empty()) return Error::invalid("'path' is required: the model file", "path");
   return spec;
 }
 
@@ -192,8 +196,8 @@ http::Response load_model_version(Services& services, http::Request& request) {
   auto spec = read_version_spec(*body);
   if (!spec) return error_response(spec.error());
   if (Status started = services.load_model(*spec); !started) return error_response(started.error());
-  spdlog::warn("model version {} loading from {} (asked by {})", spec->name, spec->path,
-               who(*body, request));
+  spdlog::warn("model version {} loading from {} (asked by {})", spec->name,
+               spec->upstream.empty() ? spec->path : spec->upstream, who(*body, request));
   return http::Response::json(
       202, json::serialize(json::object{{"name", spec->name}, {"state", "loading"}}));
 }

@@ -5,8 +5,10 @@
 //                                              refusals, TTFT / ITL / E2E p50 and p99, and
 //                                              their shadow copies' figures and agreement
 //   POST /admin/models                         {"name", "path", "sha256", "parallel",
-//                                              "ctx_size", "by"}: 202 at once; the version
-//                                              loads and warms up in the background
+//                                              "ctx_size", "by"}, or {"name", "upstream":
+//                                              "http://...", "upstream_model", "by"}: 202
+//                                              at once; the version loads (an upstream: its
+//                                              model list answered) and warms up in the background
 //                                              (loading, warming, then ready or failed with
 //                                              the reason) and takes no traffic before ready
 //   DELETE /admin/models/{name}?timeout_s=30   drain (no new requests; those in flight get

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/version_name.h"
+#include "core/http_url.h"
 #include "engine/llama/llama_engine.h"
 #include "engine/upstream/upstream_engine.h"
 #include "model/fingerprint.h"
@@ -122,32 +123,80 @@ Result<std::unique_ptr<store::RouteHistory>> keep_route_history(
   return std::move(history).value();
 }
 
-Status load_at_run_time(const ServeConfig& config, engine::router::RouterEngine& router,
-                        const engine::router::VersionSpec& spec) {
-  if (!is_version_name(spec.name))
-    return Error::invalid(fmt::format("'name' '{}': {}", spec.name, kVersionNameRule), "name");
-  std::error_code error;
-  if (spec.path.empty() || !std::filesystem::is_regular_file(spec.path, error)) {
-    return Error::invalid(fmt::format("'path': no model file at '{}'{}{}", spec.path,
-                                      error ? ": " : "", error ? error.message() : ""),
-                          "path");
-  }
+namespace {
+
+// An error of POST /admin/models's field `field`: kInvalidArgument, param `field`.
+Error field_error(const std::string& field, const std::string& message) {
+  return Error::invalid(fmt::format("'{}' {}", field, message), field);
+}
+
+// `spec` as a version of an upstream server: its URL checked as --upstream's is; a file's
+// settings refused.
+Result<ModelVersion> upstream_version(const engine::router::VersionSpec& spec) {
+  if (auto url = parse_http_url(spec.upstream, "upstream"); !url)
+    return field_error("upstream", fmt::format("'{}': {}", spec.upstream, url.error().message));
+  if (!spec.expected_sha256.empty())
+    return field_error("sha256", "is a model file's: an upstream has none");
+  if (spec.parallel != 0) return field_error("parallel", "is a model file's: an upstream has none");
+  if (spec.context_cells != 0)
+    return field_error("ctx_size", "is a model file's: an upstream has none");
   ModelVersion version;
-  version.name = spec.name;
+  version.upstream = spec.upstream;
+  version.upstream_model = spec.upstream_model;
+  return version;
+}
+
+// `spec` as a version of a model file: a regular file there, its settings in range.
+Result<ModelVersion> file_version(const engine::router::VersionSpec& spec) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(spec.path, error)) {
+    return field_error("path", fmt::format("names no model file: '{}'{}{}", spec.path,
+                                           error ? ": " : "", error ? error.message() : ""));
+  }
+  if (!spec.upstream_model.empty())
+    return field_error("upstream_model", "needs an upstream (the server to ask)");
+  ModelVersion version;
   version.path = spec.path;
   version.expected_sha256 = spec.expected_sha256;
   for (char& c : version.expected_sha256)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (!version.expected_sha256.empty() && !model::is_sha256_hex(version.expected_sha256))
-    return Error::invalid("'sha256' must be 64 hex digits", "sha256");
+    return field_error("sha256", "must be 64 hex digits");
   if (spec.parallel != 0 && (spec.parallel < 1 || spec.parallel > 128))
-    return Error::invalid("'parallel' must be between 1 and 128", "parallel");
+    return field_error("parallel", "must be between 1 and 128");
   if (spec.context_cells != 0 && spec.context_cells < 256)
-    return Error::invalid("'ctx_size' must be at least 256", "ctx_size");
+    return field_error("ctx_size", "must be at least 256");
   version.parallel = spec.parallel;
   version.context_cells = spec.context_cells;
-  version.where = "POST /admin/models";
-  return router.load_version(version.name, version.path, version_loader(config, version));
+  return version;
+}
+
+}  // namespace
+
+Status load_at_run_time(const ServeConfig& config, engine::router::RouterEngine& router,
+                        const engine::router::VersionSpec& spec) {
+  if (!is_version_name(spec.name))
+    return field_error("name",
+                       fmt::format("'{}' breaks the rule: {}", spec.name, kVersionNameRule));
+  if (!spec.path.empty() && !spec.upstream.empty()) {
+    return field_error("upstream",
+                       "and 'path' exclude each other: a version is a model file or an "
+                       "upstream server");
+  }
+  if (spec.path.empty() && spec.upstream.empty()) {
+    return field_error("path",
+                       "is required: the model file (or 'upstream': an OpenAI-compatible "
+                       "server's URL)");
+  }
+  auto version = spec.upstream.empty() ? file_version(spec) : upstream_version(spec);
+  if (!version) return version.error();
+  version->name = spec.name;
+  version->where = "POST /admin/models";
+  // The loader built as at start: an upstream's engine answers its model list first (as
+  // build_router's does), then the router warms and checks it like any version.
+  return router.load_version(version->name,
+                             spec.upstream.empty() ? version->path : version->upstream,
+                             version_loader(config, *version));
 }
 
 }  // namespace supportd::app

@@ -36,10 +36,15 @@ Result<std::unique_ptr<store::RouteHistory>> keep_route_history(
     engine::router::RouterEngine& router, const std::filesystem::path& path);
 
 // POST /admin/models: checks `spec` and starts loading it into `router` in the background
-// (RouterEngine::load_version). Errors (kInvalidArgument, the field as param): a name that
-// breaks the rule or is used ("name"), no regular file at the path ("path"), a SHA-256 that is
-// not 64 hex digits ("sha256"), parallel outside 1..128 ("parallel"), ctx_size under 256
-// ("ctx_size"). A file that exists but cannot be loaded is not an error here: the version
+// (RouterEngine::load_version), with the loader version_loader makes at start: a model file,
+// or an upstream server (whose engine answers its model list first, as at start; then the
+// router's warm-up and check request, as for any version). Errors (kInvalidArgument, the field
+// as param): a name that breaks the rule or is used ("name"); both a path and an upstream
+// ("upstream") or neither ("path"); no regular file at the path ("path"); an upstream URL that
+// is not http:// ("upstream"); a SHA-256 that is not 64 hex digits ("sha256"), parallel
+// outside 1..128 ("parallel"), ctx_size under 256 ("ctx_size"), or any of these three for an
+// upstream; an upstream_model without an upstream ("upstream_model"). A file that exists but
+// cannot be loaded, or an upstream that does not answer, is not an error here: the version
 // ends failed with the reason. `config` must outlive the load.
 Status load_at_run_time(const ServeConfig& config, engine::router::RouterEngine& router,
                         const engine::router::VersionSpec& spec);

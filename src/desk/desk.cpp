@@ -56,7 +56,11 @@ Desk::Desk(DeskOptions options, engine::Engine& engine, kb::LiveKnowledgeBase& k
       knowledge_(knowledge),
       stores_(stores),
       rules_(std::move(rules)),
-      metrics_(registry),
+      // A turn's arm is the version the router gives its conversation (the session id is the
+      // routing key, as generate's requests carry it): asked through the Engine, not by
+      // generating.
+      metrics_(registry,
+               [&engine](const std::string& session) { return engine.version_for({}, session); }),
       handoff_policy_(options_.handoff_topics, options_.low_confidence_turns),
       handoffs_(*stores_.sessions, hub_, metrics_, options_.waiting_listed),
       faq_(knowledge_),

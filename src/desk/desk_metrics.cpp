@@ -2,12 +2,14 @@
 // the names of answer sources (answer.h).
 #include "desk/desk_metrics.h"
 
+#include <utility>
+
 #include "desk/handoff_policy.h"
 
 namespace supportd::desk {
 namespace {
 
-// Sessions whose version is remembered for their handoffs and CSAT (about 10 MB at most).
+// Sessions whose arm is remembered for their handoffs and CSAT (about 10 MB at most).
 constexpr std::size_t kRememberedSessions = 100000;
 
 // One bucket per score: the histogram's buckets are the score distribution.
@@ -39,7 +41,7 @@ const char* answer_source_name(AnswerSource source) {
   return "fallback";
 }
 
-DeskMetrics::DeskMetrics(obs::Registry& registry)
+DeskMetrics::DeskMetrics(obs::Registry& registry, ArmOf arm_of)
     : registry_(registry),
       stages_(registry.histogram("supportd_desk_stage_seconds",
                                  "Time spent in each stage of a customer turn.", {"stage"},
@@ -57,25 +59,32 @@ DeskMetrics::DeskMetrics(obs::Registry& registry)
                                 "Customer messages refused by content rules.", {"category"})),
       version_answers_(registry.counter(
           "supportd_desk_version_answers_total",
-          "Customer turns a model version generated the answer of, by the answer's source.",
+          "Customer turns of each model version's arm (the version the conversation is routed "
+          "to), by where the answer came from.",
           {"version", "source"})),
       version_handoffs_(registry.counter(
           "supportd_desk_version_handoffs_total",
-          "Conversations handed to a person, by the model version that last answered them.",
-          {"version"})),
+          "Conversations handed to a person, by the model version arm they are on.", {"version"})),
       version_csat_(registry.histogram(
           "supportd_desk_version_csat",
-          "Customer satisfaction scores (1 to 5), by the model version that last answered.",
-          {"version"}, csat_bounds())) {}
+          "Customer satisfaction scores (1 to 5), by the model version arm of the conversation.",
+          {"version"}, csat_bounds())),
+      arm_of_(std::move(arm_of)) {}
 
 void DeskMetrics::answered(AnswerSource source, const std::string& session,
-                           const std::string& version) {
+                           const std::string& generated_by) {
   answers_.with({answer_source_name(source)}).increment();
-  if (version.empty()) return;
-  version_answers_.with({version, answer_source_name(source)}).increment();
+  const std::string arm =
+      !generated_by.empty() ? generated_by : (arm_of_ ? arm_of_(session) : std::string());
+  if (arm.empty()) return;
+  version_answers_.with({arm, answer_source_name(source)}).increment();
+  remember(session, arm);
+}
+
+void DeskMetrics::remember(const std::string& session, const std::string& arm) {
   if (session.empty()) return;
   std::lock_guard lock(sessions_mutex_);
-  const bool added = session_versions_.insert_or_assign(session, version).second;
+  const bool added = session_versions_.insert_or_assign(session, arm).second;
   if (!added) return;
   session_order_.push_back(session);
   if (session_order_.size() > kRememberedSessions) {
@@ -86,21 +95,24 @@ void DeskMetrics::answered(AnswerSource source, const std::string& session,
 
 void DeskMetrics::handed_off(const std::string& reason, const std::string& session) {
   handoffs_.with({reason}).increment();
-  if (const std::string version = version_of(session); !version.empty())
-    version_handoffs_.with({version}).increment();
+  if (const std::string arm = arm_of_conversation(session); !arm.empty())
+    version_handoffs_.with({arm}).increment();
 }
 
 void DeskMetrics::csat(int score, const std::string& session) {
   csat_.get().observe(score);
-  if (const std::string version = version_of(session); !version.empty())
-    version_csat_.with({version}).observe(score);
+  if (const std::string arm = arm_of_conversation(session); !arm.empty())
+    version_csat_.with({arm}).observe(score);
 }
 
-std::string DeskMetrics::version_of(const std::string& session) const {
+std::string DeskMetrics::arm_of_conversation(const std::string& session) const {
   if (session.empty()) return {};
-  std::lock_guard lock(sessions_mutex_);
-  const auto found = session_versions_.find(session);
-  return found == session_versions_.end() ? std::string() : found->second;
+  {
+    std::lock_guard lock(sessions_mutex_);
+    if (const auto found = session_versions_.find(session); found != session_versions_.end())
+      return found->second;
+  }
+  return arm_of_ ? arm_of_(session) : std::string();
 }
 
 DeskFigures DeskMetrics::figures() const {

@@ -79,6 +79,16 @@ class Engine {
   // What /v1/models lists: model() here; a router's deployments and versions.
   virtual std::vector<ModelCard> models() const { return {model()}; }
 
+  // For a router (engine/router): the version a request naming `model` (empty: "default")
+  // with `routing_key` (GenerationRequest::routing_key) is given now, found without submitting
+  // anything, so that work done without the model (the desk's FAQ answers) counts for the
+  // version arm its conversation is on. Empty here (one model, no versions), and for a name
+  // that is neither a deployment nor a version.
+  virtual std::string version_for(std::string_view /*model*/,
+                                  std::string_view /*routing_key*/) const {
+    return {};
+  }
+
   // Validates and queues `request`. On error nothing was queued and `sink` is never called.
   // On success `sink->on_done` is called exactly once, later, on the engine's thread.
   virtual Result<RequestId> submit(GenerationRequest request,

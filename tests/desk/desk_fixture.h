@@ -41,9 +41,11 @@ struct DeskServerOptions {
   obs::faults::FaultInjector* faults = nullptr;  // a drill's faults on the turns (outlives it)
   std::vector<api::ApiKey> keys;  // who may call (none: everyone, as the tenant "anonymous")
   std::string admin_key;          // what the admin routes need (empty: they answer 404)
-  // Not empty: the engine is this one model version behind a model router (engine/router),
-  // which names it in every answer, as serve with --model NAME=PATH does.
-  std::string version;
+  // Not empty: the engine is a model router (engine/router) of these versions, each an engine
+  // of the same model, the first taking the deployment "default" whole, as serve with
+  // --model NAME=PATH ... does; router() reaches it.
+  std::vector<std::string> versions;
+  int max_answer_tokens = 256;  // DeskOptions::max_answer_tokens: a generated answer's length
 };
 
 // A request's headers.
@@ -69,9 +71,14 @@ class DeskServer {
     options.warmup = false;
     if (given.configure_engine) given.configure_engine(options);
     engine_ = std::move(engine::llama::LlamaEngine::create(options)).value();
-    if (!given.version.empty()) {
+    if (!given.versions.empty()) {
       auto router = std::make_unique<engine::router::RouterEngine>();
-      EXPECT_TRUE(router->add_version(given.version, std::move(engine_), {}).ok());
+      for (const std::string& version : given.versions) {
+        auto engine = engine_ ? std::move(engine_)
+                              : std::move(engine::llama::LlamaEngine::create(options)).value();
+        EXPECT_TRUE(router->add_version(version, std::move(engine), {}).ok());
+      }
+      router_engine_ = router.get();
       engine_ = std::move(router);
     }
 
@@ -91,6 +98,7 @@ class DeskServer {
     rules.fallback = std::move(filter::RuleSet::load(rules_file)).value();
     desk::DeskOptions desk_options;
     desk_options.generate = given.generate;
+    desk_options.max_answer_tokens = given.max_answer_tokens;
     desk_options.handoff_topics = std::move(given.handoff_topics);
     desk_ = std::make_unique<desk::Desk>(desk_options, *engine_, *knowledge_, stores_, rules,
                                          registry_, given.faults);
@@ -126,6 +134,8 @@ class DeskServer {
 
   std::uint16_t port() const { return server_->port(); }
   desk::Desk& desk() { return *desk_; }
+  // The model router when DeskServerOptions::versions named some; null otherwise.
+  engine::router::RouterEngine* router() { return router_engine_; }
   obs::Registry& registry() { return registry_; }
 
   HttpResult post(const std::string& target, const boost::json::value& body,
@@ -148,6 +158,7 @@ class DeskServer {
   std::filesystem::path data_;
   obs::Registry registry_;
   std::unique_ptr<engine::Engine> engine_;
+  engine::router::RouterEngine* router_engine_ = nullptr;  // engine_, when it is a router
   store::Stores stores_;
   std::unique_ptr<kb::LiveKnowledgeBase> knowledge_;
   std::unique_ptr<desk::Desk> desk_;

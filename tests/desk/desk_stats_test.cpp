@@ -1,7 +1,7 @@
 // /v1/stats' `desk` object on a fresh desk: a knowledge-base answer, a handoff and a CSAT score
 // are counted there exactly as /metrics counts them, the conversation waiting for a person is
-// counted until an agent takes it, and an FAQ answer counts once; behind a model router, the
-// answers a version generated, and the handoffs and CSAT of its conversations, per version.
+// counted until an agent takes it, and an FAQ answer counts once; behind a model router, every
+// turn, handoff and CSAT score per version too (desk_versions_test.cpp: two versions).
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -76,7 +76,7 @@ TEST(DeskStats, CountsAKnowledgeBaseAnswerAHandoffAndTheWaiting) {
 }
 
 TEST(DeskStats, CountsAnswersHandoffsAndCsatPerModelVersion) {
-  DeskServer server({.generate = true, .version = "v7"});
+  DeskServer server({.generate = true, .versions = {"v7"}, .max_answer_tokens = 8});
   const std::string customer = server.new_session();
   // Nothing in the knowledge base answers this confidently: the version is asked.
   const json::value answer =
@@ -86,7 +86,7 @@ TEST(DeskStats, CountsAnswersHandoffsAndCsatPerModelVersion) {
             200);
   ASSERT_EQ(ask(server, customer, "I want to talk to a human please").at("source"),
             json::value("handoff"));
-  // A conversation no version answered counts for none.
+  // A conversation no version generated in is on the version's arm all the same.
   const std::string other = server.new_session();
   ASSERT_EQ(ask(server, other, "Can I track my package somehow?").at("source"), json::value("kb"));
   EXPECT_EQ(server.post("/v1/sessions/" + other + "/feedback", json::object{{"csat", 5}}).status,
@@ -97,19 +97,23 @@ TEST(DeskStats, CountsAnswersHandoffsAndCsatPerModelVersion) {
   ASSERT_EQ(versions.size(), 1u) << json::serialize(stats);
   const json::object& v7 = versions.at("v7").as_object();
   EXPECT_EQ(v7.at("answers").at("model"), json::value(1)) << json::serialize(v7);
-  EXPECT_EQ(v7.at("answers_total"), json::value(1));
+  EXPECT_EQ(v7.at("answers").at("handoff"), json::value(1));
+  EXPECT_EQ(v7.at("answers").at("kb"), json::value(1));
+  EXPECT_EQ(v7.at("answers_total"), json::value(3));
   EXPECT_EQ(v7.at("handoffs"), json::value(1));
-  EXPECT_EQ(v7.at("csat").at("count"), json::value(1));
-  EXPECT_EQ(v7.at("csat").at("mean"), json::value(2.0));
-  EXPECT_EQ(stats.at("csat").at("count"), json::value(2));  // both, without versions
+  EXPECT_EQ(v7.at("csat").at("count"), json::value(2));
+  EXPECT_EQ(v7.at("csat").at("mean"), json::value(3.5));
+  EXPECT_EQ(stats.at("csat").at("count"), json::value(2));
   const std::string metrics = server.registry().expose();
   EXPECT_NE(
       metrics.find("supportd_desk_version_answers_total{version=\"v7\",source=\"model\"} 1\n"),
       std::string::npos)
       << metrics;
+  EXPECT_NE(metrics.find("supportd_desk_version_answers_total{version=\"v7\",source=\"kb\"} 1\n"),
+            std::string::npos);
   EXPECT_NE(metrics.find("supportd_desk_version_handoffs_total{version=\"v7\"} 1\n"),
             std::string::npos);
-  EXPECT_NE(metrics.find("supportd_desk_version_csat_count{version=\"v7\"} 1\n"),
+  EXPECT_NE(metrics.find("supportd_desk_version_csat_count{version=\"v7\"} 2\n"),
             std::string::npos);
 }
 

@@ -1,7 +1,9 @@
 // The dashboard's model versions side by side (the A/B view) in headless Chromium: a server
 // with two named versions split 50/50 shows one column per version with its state, its share
 // of the default deployment's traffic, and its requests, TTFT / E2E p99, errors and refusals as
-// /v1/stats reports them; a server without versions hides the section.
+// /v1/stats reports them, and the desk's turns of each arm with their sources' shares (FAQ
+// answers, which no version generated, count for an arm too); a server without versions hides
+// the section.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,7 +48,16 @@ test('two versions split 50/50 are shown side by side with the figures /v1/stats
   for (let i = 0; i < 12; i += 1) {
     await call('POST', '/v1/completions', { prompt: `question ${i}`, max_tokens: 2, ignore_eos: true });
   }
+  // Desk turns answered from the FAQ table: each counts for the arm of its conversation.
+  for (let i = 0; i < 4; i += 1) {
+    const { session } = await call('POST', '/v1/sessions', { user: `customer-${i}` });
+    const { answer } = await call('POST', `/v1/sessions/${session}/messages`, { text: 'Where is my parcel?' });
+    assert.equal(answer.source, 'faq');
+  }
   const stats = await call('GET', '/v1/stats');
+  const arms = stats.desk.versions;
+  assert.equal((arms.v1?.answers_total ?? 0) + (arms.v2?.answers_total ?? 0), stats.desk.answers_total);
+  assert.equal((arms.v1?.answers?.faq ?? 0) + (arms.v2?.answers?.faq ?? 0), 4);
   const byName = Object.fromEntries(stats.versions.map((v) => [v.name, v]));
   assert.equal(byName.v1.requests + byName.v2.requests, 12);
 
@@ -76,6 +87,10 @@ test('two versions split 50/50 are shown side by side with the figures /v1/stats
     }
     assert.equal(table.rows.Errors[i], v.requests > 0 ? '0 (0.0 %)' : '0');
     assert.equal(table.rows.Refusals[i], v.requests > 0 ? '0 (0.0 %)' : '0');
+    const turns = arms[name]?.answers_total ?? 0;
+    assert.equal(table.rows['Desk: turns'][i], String(turns));
+    assert.equal(table.rows['Desk: FAQ'][i], turns > 0 ? `${turns} (100 %)` : '0');
+    assert.equal(table.rows['Desk: model'][i], turns > 0 ? '0 (0.0 %)' : '0');
   }
   await panel.scrollIntoViewIfNeeded();
   await screenshot(page, 'dashboard-versions');

@@ -2,7 +2,8 @@
 // synthesized models (seeds 42 and 43: two files, two SHA-256s): /v1/models shows each
 // version's file; a request naming nothing reaches "default", one naming a version is pinned
 // to it, and every answer's "model" (streamed chunks too) names the version that served it;
-// a 50/50 sticky split keeps each user on one version and uses both; the admin routes need
+// a 50/50 sticky split keeps each user on one version and uses both, the version the router
+// names for that user without generating (version_for, the desk's arms); the admin routes need
 // the key, refuse bad splits with 400 naming the field, and roll a split back at once with the
 // change kept in the history; a version whose SHA-256 is not the configured one is kept out
 // of traffic and /ready says degraded with the reason; unloading a version drains it: a stream
@@ -93,6 +94,8 @@ TEST_F(ModelRouterTest, AStickySplitKeepsEachUserOnOneVersionAndUsesBoth) {
     seen.insert(first);
     EXPECT_EQ(served_by(field), first) << field;
     EXPECT_EQ(served_by(field), first) << field;
+    // Asked without generating (the desk's arms), the router names the same version.
+    EXPECT_EQ(router_->version_for("", "customer-" + std::to_string(user)), first) << field;
   }
   // 16 users at 50/50 all on one side: a chance of 2 in 65536.
   EXPECT_EQ(seen, (std::set<std::string>{"v1", "v2"}));
@@ -101,6 +104,10 @@ TEST_F(ModelRouterTest, AStickySplitKeepsEachUserOnOneVersionAndUsesBoth) {
   const std::string by_session = served_by("", session);
   for (int i = 0; i < 3; ++i)
     EXPECT_EQ(served_by(R"(,"user":"customer-)" + std::to_string(i) + "\"", session), by_session);
+  EXPECT_EQ(router_->version_for("default", "s-77"), by_session);
+  // Pinned: the version itself; an unknown name: none.
+  EXPECT_EQ(router_->version_for("v2", "s-77"), "v2");
+  EXPECT_EQ(router_->version_for("nowhere", "s-77"), "");
 }
 
 TEST_F(ModelRouterTest, AdminRoutesNeedTheKeyAndNameTheBadField) {

@@ -2,21 +2,28 @@
 // `versions` array of /v1/stats (a server with named versions: --model NAME=PATH): one column
 // per version with its state, its share of the default deployment's traffic (and shadow
 // copies), requests, time to first token and whole-request p99, errors and refusals, and the
-// desk's figures for it (answers it generated, handoffs and CSAT of its conversations, from
-// `desk.versions`). Without versions the section stays hidden.
+// desk's figures for its arm (`desk.versions`: every turn of the conversations routed to it,
+// each answer source's share of those turns, handoffs with their rate per turn, CSAT). Without
+// versions the section stays hidden.
 import { el } from './client.js';
 import { fmt } from './format.js';
 
 const $ = (id) => document.getElementById(id);
+
+// The desk's answer sources (desk.versions[NAME].answers), in the order of a turn's pipeline;
+// an arm's shares of them add up to its turns.
+const SOURCES = [['faq', 'FAQ'], ['kb', 'knowledge base'], ['cache', 'cache'], ['model', 'model'],
+  ['fallback', 'fallback'], ['refused', 'refused'], ['handoff', 'handed over'],
+  ['agent', 'to an agent']];
 
 // The rows: a label and how to read the cell from a version `v` (its /v1/stats object) and
 // `desk` (desk.versions[its name], or undefined).
 const ROWS = [
   ['State', (v) => v.state],
   ['Traffic (default)', (v) => {
-    const share = v.traffic_percent?.default;
+    const weight = v.traffic_percent?.default;
     const shadow = v.shadow_percent?.default;
-    const text = share !== undefined ? `${fmt.int(share)} %` : '0 %';
+    const text = weight !== undefined ? `${fmt.int(weight)} %` : '0 %';
     return shadow !== undefined ? `${text} · shadow ${fmt.int(shadow)} %` : text;
   }],
   ['Requests', (v) => fmt.int(v.requests)],
@@ -24,17 +31,20 @@ const ROWS = [
   ['TTFT p50', (v) => (v.requests > 0 ? fmt.ms(v.ttft_p50_ms) : '–')],
   ['TTFT p99', (v) => (v.requests > 0 ? fmt.ms(v.ttft_p99_ms) : '–')],
   ['E2E p99', (v) => (v.requests > 0 ? fmt.ms(v.e2e_p99_ms) : '–')],
-  ['Errors', (v) => errorShare(v.errors, v.requests)],
-  ['Refusals', (v) => errorShare(v.refusals, v.requests)],
-  ['Desk: model answers', (v, desk) => fmt.int(desk?.answers?.model ?? 0)],
-  ['Desk: handoffs', (v, desk) => fmt.int(desk?.handoffs ?? 0)],
+  ['Errors', (v) => share(v.errors, v.requests)],
+  ['Refusals', (v) => share(v.refusals, v.requests)],
+  ['Desk: turns', (v, desk) => fmt.int(desk?.answers_total ?? 0)],
+  ...SOURCES.map(([source, label]) => [`Desk: ${label}`,
+    (v, desk) => share(desk?.answers?.[source] ?? 0, desk?.answers_total)]),
+  ['Desk: handoffs', (v, desk) => share(desk?.handoffs ?? 0, desk?.answers_total)],
   ['Desk: CSAT', (v, desk) => (desk?.csat?.count > 0
     ? `${fmt.num(desk.csat.mean, 2)} / 5 (${fmt.int(desk.csat.count)})` : '–')],
 ];
 
-function errorShare(count, requests) {
-  if (!(requests > 0)) return fmt.int(count ?? 0);
-  return `${fmt.int(count)} (${fmt.pct((100 * count) / requests)})`;
+// `count` with its share of `total` ("3 (25.0 %)"); the count alone when there is no total.
+function share(count, total) {
+  if (!(total > 0)) return fmt.int(count ?? 0);
+  return `${fmt.int(count)} (${fmt.pct((100 * count) / total)})`;
 }
 
 // Fills the section from `stats` (/v1/stats); hides it when the server has no versions.

@@ -63,6 +63,9 @@ Result<engine::Engine::RequestId> Turn::submit() {
   request.sampling.temperature = static_cast<float>(context_.options.answer_temperature);
   request.tenant = tenant_;
   request.id = session_.empty() ? "answer" : session_;
+  // A router keeps the conversation on one version of a sticky split (and its turns that do
+  // not generate count for that version: DeskMetrics asks the router with the same key).
+  request.routing_key = session_;
   answer_.history_messages = prompt_->history_messages;
   // The generation's spans join the turn's trace under the generate stage's span.
   return engine::submit_traced(context_.engine, std::move(request),

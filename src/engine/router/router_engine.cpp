@@ -23,6 +23,15 @@ std::int64_t unix_ms_now() {
       .count();
 }
 
+// Where a request falls in `split`: the routing key's hash when the split is sticky and there
+// is a key (one conversation, one version), else the next of `counter`'s draws.
+std::uint64_t routing_draw(const Split& split, std::string_view routing_key,
+                           std::atomic<std::uint64_t>& counter) {
+  return split.sticky && !routing_key.empty()
+             ? routing_hash(routing_key)
+             : scramble(counter.fetch_add(1, std::memory_order_relaxed));
+}
+
 }  // namespace
 
 const char* version_state_name(VersionState state) {
@@ -303,6 +312,21 @@ bool RouterEngine::knows_model(std::string_view name) const {
   return current->deployments.contains(name) || current->versions.contains(name);
 }
 
+std::string RouterEngine::version_for(std::string_view model, std::string_view routing_key) const {
+  const auto current = table();
+  const std::string_view name = model.empty() ? kDefaultDeployment : model;
+  if (const auto deployment = current->deployments.find(name);
+      deployment != current->deployments.end()) {
+    const Deployment& chosen = deployment->second;
+    return chosen
+        .slots[pick_share(chosen.split, routing_draw(chosen.split, routing_key, arm_draws_))]
+        ->name;
+  }
+  if (const auto version = current->versions.find(name); version != current->versions.end())
+    return version->second->name;
+  return {};
+}
+
 Result<Engine::RequestId> RouterEngine::submit(GenerationRequest request,
                                                std::shared_ptr<GenerationSink> sink) {
   const auto current = table();
@@ -313,10 +337,8 @@ Result<Engine::RequestId> RouterEngine::submit(GenerationRequest request,
   if (const auto deployment = current->deployments.find(name);
       deployment != current->deployments.end()) {
     const Deployment& chosen = deployment->second;
-    const std::uint64_t draw = chosen.split.sticky && !request.routing_key.empty()
-                                   ? routing_hash(request.routing_key)
-                                   : scramble(counter_.fetch_add(1, std::memory_order_relaxed));
-    slot = chosen.slots[pick_share(chosen.split, draw)];
+    slot = chosen.slots[pick_share(chosen.split,
+                                   routing_draw(chosen.split, request.routing_key, counter_))];
     if (chosen.shadow && chosen.shadow != slot &&
         shadow_takes(*chosen.split.shadow,
                      scramble(shadow_draws_.fetch_add(1, std::memory_order_relaxed))))

@@ -60,13 +60,15 @@ struct VersionLoader {
   std::function<Result<std::unique_ptr<Engine>>()> create;
 };
 
-// What POST /admin/models asks to load.
+// What POST /admin/models asks to load: a model file (path) or an upstream server (upstream).
 struct VersionSpec {
   std::string name;
-  std::string path;
-  std::string expected_sha256;  // empty: not checked
-  int parallel = 0;             // 0: serve's
-  int context_cells = 0;        // 0: serve's
+  std::string path;             // a GGUF file; empty for an upstream
+  std::string upstream;         // an OpenAI-compatible server's URL; empty for a file
+  std::string upstream_model;   // the model to ask the upstream for; empty: serve's default
+  std::string expected_sha256;  // empty: not checked (a file's)
+  int parallel = 0;             // 0: serve's (a file's)
+  int context_cells = 0;        // 0: serve's (a file's)
 };
 
 // One version as GET /admin/models shows it.
@@ -187,6 +189,14 @@ class RouterEngine final : public Engine {
   const ModelCard& model() const override;
   bool knows_model(std::string_view name) const override;
   std::vector<ModelCard> models() const override;
+  // The version submit would give such a request now: under a sticky split with a routing
+  // key, the one the key's hash falls in (the same hash submit takes, so a conversation's
+  // turns that do not generate count for the version its generated turns go to); without a
+  // key or stickiness, a draw of its own (not submit's counter) in the split's weights; a
+  // version's own name when `model` names one (pinned). Empty for an unknown name or a
+  // deployment that does not exist (no ready first version). A version not ready is still
+  // named: it is the arm, though submit would refuse the request.
+  std::string version_for(std::string_view model, std::string_view routing_key) const override;
   // Errors: kNotFound (param "model") for a name that is neither a deployment nor a version;
   // kUnavailable when the chosen version is not ready; the version engine's own.
   Result<RequestId> submit(GenerationRequest request,
@@ -231,10 +241,11 @@ class RouterEngine final : public Engine {
   std::shared_ptr<const Table> table_;
   std::mutex change_mutex_;  // one change at a time (add, set, rollback)
   mutable std::mutex history_mutex_;
-  std::vector<RouteChange> history_;            // guarded by history_mutex_
-  ChangeListener change_listener_;              // guarded by history_mutex_
-  std::atomic<std::uint64_t> counter_{0};       // draws of the requests without a routing key
-  std::atomic<std::uint64_t> shadow_draws_{0};  // draws of the requests a shadow may copy
+  std::vector<RouteChange> history_;                 // guarded by history_mutex_
+  ChangeListener change_listener_;                   // guarded by history_mutex_
+  std::atomic<std::uint64_t> counter_{0};            // draws of the requests without a routing key
+  mutable std::atomic<std::uint64_t> arm_draws_{0};  // version_for's, likewise
+  std::atomic<std::uint64_t> shadow_draws_{0};       // draws of the requests a shadow may copy
   ShadowQueue shadows_;
   std::mutex drains_mutex_;
   std::vector<std::jthread>
