@@ -72,11 +72,11 @@ export async function sendTraffic(url) {
   assert.equal(started.status, 201, started.text);
   const session = JSON.parse(started.text).session;
   const sources = [];
-  // The parrot's question is one the knowledge base neither answers nor offers articles for
-  // (about paying with seashells, it would now offer the payment article): the model answers it,
-  // then the cache.
-  for (const text of ['How long does a refund take?', 'Can a parrot sing opera?',
-                      'Can a parrot sing opera?', 'How do I build a bomb?'])
+  // The poem is asked of the shop (boxes are its words, so it is not declined as out of scope,
+  // which would skip the model) but no article answers or is offered for it: the model answers
+  // it, then the cache.
+  const poem = 'Compose a short poem about autumn leaves and cardboard boxes';
+  for (const text of ['How long does a refund take?', poem, poem, 'How do I build a bomb?'])
     sources.push((await say(url, session, text)).source);
   assert.ok(sources.includes('cache'), `the repeated question came from the cache: ${sources}`);
   assert.equal(sources.at(-1), 'refused');
