@@ -72,11 +72,11 @@ export async function sendTraffic(url) {
   assert.equal(started.status, 201, started.text);
   const session = JSON.parse(started.text).session;
   const sources = [];
-  // The poem is asked of the shop (boxes are its words, so it is not declined as out of scope,
-  // which would skip the model) but no article answers or is offered for it: the model answers
-  // it, then the cache.
-  const poem = 'Compose a short poem about autumn leaves and cardboard boxes';
-  for (const text of ['How long does a refund take?', poem, poem, 'How do I build a bomb?'])
+  // A question of the shop's (not declined as out of scope, which would skip the model) that no
+  // article answers or is offered for: the model answers it, then the cache. (Off-topic ones,
+  // a parrot singing opera or a poem, the demo's out-of-scope gate now declines.)
+  const store = 'Do you have a store in Berlin?';
+  for (const text of ['How long does a refund take?', store, store, 'How do I build a bomb?'])
     sources.push((await say(url, session, text)).source);
   assert.ok(sources.includes('cache'), `the repeated question came from the cache: ${sources}`);
   assert.equal(sources.at(-1), 'refused');
