@@ -132,6 +132,14 @@ void Server::stop() {
   for (auto& t : impl_->threads) {
     if (t.joinable()) t.join();
   }
+  // The close stop_accepting() posted may not have run before the loop stopped (with no
+  // connection to unwind it stops at once): the listening socket is closed here too, now that
+  // no thread runs the loop, so the port refuses at once instead of taking connections that
+  // nobody serves until the server is destroyed.
+  if (impl_->acceptor) {
+    boost::system::error_code ignored;
+    impl_->acceptor->close(ignored);
+  }
 }
 
 std::size_t Server::connections() const {

@@ -1,6 +1,13 @@
 // A flood of connections past max_connections: each one over the limit reads a JSON 503 (it is
 // answered, not dropped), the connections already open keep being served, and a place freed
-// is taken by the next client.
+// is taken by the next client; a stopped server's port refuses.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <gtest/gtest.h>
 
 #include "hostile_server.h"
@@ -39,6 +46,25 @@ TEST(HttpConnectionFlood, ConnectionsPastTheLimitRead503AndTheOthersAreServed) {
   ASSERT_TRUE(
       HostileServer::eventually([&] { return server.server().connections() == kLimit - 1; }));
   EXPECT_EQ(health(server.port()), 200);
+}
+
+// Once stop() returns, the port refuses: nothing is left listening that nobody serves.
+TEST(HttpConnectionFlood, AStoppedServerRefusesNewConnectionsAtOnce) {
+  HostileServer server([](http::ServerOptions&) {});
+  const std::uint16_t port = server.port();
+  ASSERT_EQ(health(port), 200);
+  server.server().stop();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int connected = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+  const int error = errno;
+  ::close(fd);
+  EXPECT_EQ(connected, -1) << "a stopped server's port took a connection";
+  EXPECT_EQ(error, ECONNREFUSED);
 }
 
 }  // namespace
