@@ -56,9 +56,7 @@ Status write_if_different(const std::filesystem::path& path, std::string_view te
     std::ifstream in(path, std::ios::binary);
     const std::string current((std::istreambuf_iterator<char>(in)),
                               std::istreambuf_iterator<char>());
-    if (in.good() || in.eof()) {
-      if (current == text) return Status();
-    }
+    if (in && current == text) return Status();  // read whole (a missing file fails)
   }
   const std::filesystem::path temporary = path.string() + ".tmp-" + std::to_string(::getpid());
   {
