@@ -42,8 +42,7 @@ class MeteringSink final : public engine::GenerationSink {
       // A refusal that came as the end (a cluster's engine refusing what its gateway queued)
       // counts as the refusal it is, as it would at submit.
       if (c.reason == engine::FinishReason::kError) {
-        if (c.error.code == ErrorCode::kOverloaded) r.outcome = Outcome::kRejectedQueueFull;
-        if (c.error.code == ErrorCode::kDeadline) r.outcome = Outcome::kRejectedDeadline;
+        if (auto refusal = refusal_outcome(c.error.code)) r.outcome = *refusal;
       }
       r.queue_seconds = c.timings.queued_ms / 1e3;
       r.first_token_seconds = c.timings.first_token_ms < 0 ? -1 : c.timings.first_token_ms / 1e3;

@@ -181,11 +181,8 @@ http::Response create_completion(Services& services, http::Request& request, boo
   sink = make_metering_sink(std::move(sink), services.metrics, services.access, caller, *priority);
   auto id = engine::submit_traced(engine, std::move(call->request), sink);
   if (!id) {
-    if (id.error().code == ErrorCode::kOverloaded) {
-      record_refusal(services, caller, *priority, Outcome::kRejectedQueueFull);
-    } else if (id.error().code == ErrorCode::kDeadline) {
-      record_refusal(services, caller, *priority, Outcome::kRejectedDeadline);
-    }
+    if (auto refusal = refusal_outcome(id.error().code))
+      record_refusal(services, caller, *priority, *refusal);
     return error_response(id.error());
   }
   reply->on_cancel([&engine, id = *id] { engine.cancel(id); });

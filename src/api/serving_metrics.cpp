@@ -77,6 +77,12 @@ const char* outcome_name(Outcome outcome) {
   return "error";
 }
 
+std::optional<Outcome> refusal_outcome(ErrorCode code) {
+  if (code == ErrorCode::kOverloaded) return Outcome::kRejectedQueueFull;
+  if (code == ErrorCode::kDeadline) return Outcome::kRejectedDeadline;
+  return std::nullopt;
+}
+
 ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
     : registry_(registry),
       engine_(engine),

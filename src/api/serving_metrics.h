@@ -7,6 +7,7 @@
 
 #include <array>
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "engine/engine.h"
@@ -18,6 +19,10 @@ namespace supportd::api {
 
 enum class Outcome { kOk, kCancelled, kRejectedQueueFull, kRejectedDeadline, kRateLimited, kError };
 const char* outcome_name(Outcome outcome);
+// The refusal a request turned away with `code` counts as (a full queue, a deadline it cannot
+// meet), whether submit refused it or its engine did later (a cluster's, as the request's end);
+// none for other errors.
+std::optional<Outcome> refusal_outcome(ErrorCode code);
 
 struct RequestRecord {
   std::string priority;
