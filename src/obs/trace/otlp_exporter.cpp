@@ -27,6 +27,7 @@ OtlpExporter::OtlpExporter(std::optional<ExporterOptions> options, Resource reso
       scope_(std::move(scope)),
       on_wake_(std::move(on_wake)) {
   if (options_) client_ = std::make_unique<OtlpClient>(options_->url, options_->headers);
+  head_room_ = export_request_head_room(resource_, scope_);
   if (registry != nullptr) {
     exported_counter_ =
         &registry->counter("supportd_trace_spans_exported_total", "Spans the collector accepted.")
@@ -87,7 +88,15 @@ bool OtlpExporter::enqueue(const ExportedTrace& trace) {
     }
     if (queue_.empty() || queue_.back().closed) {
       queue_.emplace_back();
-      queue_.back().spans.reserve(last_batch_bytes_);
+      std::string& bytes = queue_.back().spans;
+      if (!spare_.empty()) {  // a sent batch's memory, already faulted in
+        bytes = std::move(spare_.back());
+        spare_.pop_back();
+        bytes.clear();
+      } else {
+        bytes.reserve(last_batch_bytes_);
+      }
+      bytes.resize(head_room_);
     }
     Batch& open = queue_.back();
     open.spans.append(encoded.data());
@@ -170,6 +179,9 @@ void OtlpExporter::run() {
       lock.unlock();
       send(batch, deadline);
       lock.lock();
+      // Its memory serves the next batch (a new one would be fresh pages, faulted in again).
+      if (spare_.size() < kSpareBatches && batch.spans.capacity() <= kSpareBatchBytes)
+        spare_.push_back(std::move(batch.spans));
     }
     if (timer) flush_at = Clock::now() + delay;
     if (stopping_ && (queue_.empty() || Clock::now() >= stop_by_)) break;
@@ -182,9 +194,9 @@ void OtlpExporter::run() {
   count_dropped(left, DropReason::kShutdown);
 }
 
-void OtlpExporter::send(const Batch& batch, Clock::time_point deadline) {
+void OtlpExporter::send(Batch& batch, Clock::time_point deadline) {
   const std::size_t spans = batch.count;
-  const std::string body = encode_export_request(resource_, scope_, batch.spans);
+  const std::string_view body = finish_export_request(resource_, scope_, batch.spans, head_room_);
   thread_local std::minstd_rand jitter{std::random_device{}()};
   auto backoff = options_->first_backoff;
   for (int attempt = 0;; ++attempt) {

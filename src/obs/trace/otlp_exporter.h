@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/http_url.h"
 #include "obs/metrics.h"
@@ -71,14 +72,16 @@ class OtlpExporter {
   void run();
   // Encoded spans of one or more traces, POSTed together.
   struct Batch {
-    std::string spans;  // ScopeSpans.spans fields (encode_spans), joined
+    // head_room_ bytes for the request's head, then ScopeSpans.spans fields (encode_spans),
+    // joined: the request is finished in place when the batch leaves (otlp_encoder.h).
+    std::string spans;
     std::size_t count = 0;
     bool closed = false;  // full, or the next trace did not fit: no more is added
   };
   // A batch is ready to go when closed (a full one); the open one waits for the timer.
   bool batch_ready() const;  // REQUIRES: mutex_ held
   // Sends one batch until it succeeds, fails for good, or `deadline` passes.
-  void send(const Batch& batch, std::chrono::steady_clock::time_point deadline);
+  void send(Batch& batch, std::chrono::steady_clock::time_point deadline);
   enum class DropReason { kQueueFull, kExportFailed, kShutdown };
   void count_dropped(std::size_t spans, DropReason reason);
   // Logs an export problem: a warning at most once a minute, debug lines in between.
@@ -102,6 +105,11 @@ class OtlpExporter {
   std::condition_variable wake_up_;
   std::deque<Batch> queue_;           // guarded by mutex_; the back one is open
   std::size_t last_batch_bytes_ = 0;  // guarded by mutex_; a new batch's reserve
+  // Sent batches' memory, reused by the next ones (up to a few, none of a huge one).
+  static constexpr std::size_t kSpareBatches = 2;
+  static constexpr std::size_t kSpareBatchBytes = 4u << 20;
+  std::vector<std::string> spare_;  // guarded by mutex_
+  std::size_t head_room_ = 0;       // constant after construction
   // Changed under mutex_; read without it by enqueue()'s early refusal of a full queue.
   std::atomic<std::size_t> queued_spans_{0};
   bool woken_ = false;                             // guarded by mutex_

@@ -197,5 +197,39 @@ TEST(OtlpEncoder, ABigBatchDecodesWhole) {
   EXPECT_EQ(spans, 100u);
 }
 
+// The exporter's way: spans encoded trace by trace after room for the head, the request finished
+// in place, decoded whole by protoc with the official definitions: for a head whose lengths take
+// one byte and for one whose lengths take three (a big resource, a big batch).
+TEST(OtlpEncoder, ARequestFinishedInPlaceDecodesWhole) {
+  if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  for (const std::size_t traces : {1u, 400u}) {
+    Resource resource;
+    resource.attributes.emplace_back("service.name", AttributeValue::of(std::string("supportd")));
+    resource.attributes.emplace_back("deployment.environment",
+                                     AttributeValue::of(std::string(traces * 2, 'x')));
+    const InstrumentationScope scope{"supportd", "1.2.3"};
+    const std::size_t head_room = export_request_head_room(resource, scope);
+    std::string batch(head_room, '\0');
+    for (std::size_t i = 0; i < traces; ++i) {
+      ProtobufWriter one;
+      encode_spans(sample_trace(), one);
+      batch += one.data();
+    }
+    const std::string_view request = finish_export_request(resource, scope, batch, head_room);
+    EXPECT_EQ(request.data() + request.size(), batch.data() + batch.size());
+    std::string error;
+    auto text = testing::decode_export_request(std::string(request), &error);
+    ASSERT_TRUE(text) << error;
+    std::size_t spans = 0;
+    for (std::size_t at = text->find("  spans {"); at != std::string::npos;
+         at = text->find("  spans {", at + 1))
+      ++spans;
+    EXPECT_EQ(spans, 2 * traces);
+    EXPECT_NE(text->find("string_value: \"" + std::string(traces * 2, 'x') + "\""),
+              std::string::npos);
+    EXPECT_NE(text->find("version: \"1.2.3\""), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace supportd::obs::trace
