@@ -71,7 +71,6 @@ std::shared_ptr<TracedMessage> SocketTracing::begin(std::size_t bytes,
   root.set("network.protocol.name", "websocket");
   root.set("supportd.websocket.message.size", static_cast<std::int64_t>(bytes));
   if (!tenant.empty()) root.set("supportd.tenant", tenant);
-  root.set("supportd.request_id", request->request_id());
   return std::make_shared<TracedMessage>(std::move(request), std::move(root), route_);
 }
 
