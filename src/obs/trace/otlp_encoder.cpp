@@ -163,7 +163,7 @@ std::string_view finish_export_request(const Resource& resource, const Instrumen
   head.begin_sized(kScopeSpans, scope_spans);
   head.begin_sized(kScope, scope_size);
   head.encoded(fields.scope.data());
-  const std::string& bytes = head.data();
+  const std::string_view bytes = head.data();
   const std::size_t at = head_room - bytes.size();  // head_room >= bytes.size(): REQUIRES
   batch.replace(at, bytes.size(), bytes);
   return std::string_view(batch).substr(at);

@@ -1,35 +1,34 @@
 // The Protocol Buffers wire format (see protobuf_writer.h).
 #include "obs/trace/protobuf_writer.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
 namespace supportd::obs::trace {
 
-// A varint's bytes are written at once: an append per field, not a push per byte (the
-// exporter writes hundreds of thousands of fields a second under load).
+void ProtobufWriter::grow(std::size_t bytes) {
+  out_.resize(std::max({out_.size() * 2, size_ + bytes, std::size_t{256}}));
+}
+
 void ProtobufWriter::raw_varint(std::uint64_t value) {
-  if (value < 0x80) {  // most keys, lengths and small integers: one byte
-    out_.push_back(static_cast<char>(value));
-    return;
-  }
-  char buffer[10];
+  char* at = room(10);
   std::size_t size = 0;
   while (value >= 0x80) {
-    buffer[size++] = static_cast<char>(value | 0x80);
+    at[size++] = static_cast<char>(value | 0x80);
     value >>= 7;
   }
-  buffer[size++] = static_cast<char>(value);
-  out_.append(buffer, size);
+  at[size++] = static_cast<char>(value);
+  size_ += size;
 }
 
 void ProtobufWriter::raw_little_endian(std::uint64_t value, int bytes) {
-  char buffer[8];
+  char* at = room(8);
   for (int i = 0; i < bytes; ++i) {
-    buffer[i] = static_cast<char>(value & 0xff);
+    at[i] = static_cast<char>(value & 0xff);
     value >>= 8;
   }
-  out_.append(buffer, static_cast<std::size_t>(bytes));
+  size_ += static_cast<std::size_t>(bytes);
 }
 
 void ProtobufWriter::varint(int field, std::uint64_t value) {
@@ -53,15 +52,17 @@ void ProtobufWriter::float64(int field, double value) {
 }
 
 void ProtobufWriter::bytes(int field, std::string_view value) {
-  if (field < 16 && value.size() < 0x80) {  // key and length one byte each: one append for both
-    const char head[2] = {static_cast<char>(field << 3 | kLengthDelimited),
-                          static_cast<char>(value.size())};
-    out_.append(head, 2);
-  } else {
-    key(field, kLengthDelimited);
-    raw_varint(value.size());
+  if (field < 16 && value.size() < 0x80) {  // key and length one byte each
+    char* at = room(2 + value.size());
+    at[0] = static_cast<char>(field << 3 | kLengthDelimited);
+    at[1] = static_cast<char>(value.size());
+    std::memcpy(at + 2, value.data(), value.size());
+    size_ += 2 + value.size();
+    return;
   }
-  out_.append(value);
+  key(field, kLengthDelimited);
+  raw_varint(value.size());
+  append(value.data(), value.size());
 }
 
 void ProtobufWriter::begin_sized(int field, std::size_t length) {
@@ -84,20 +85,24 @@ std::size_t ProtobufWriter::header_size(int field, std::size_t length) {
 
 std::size_t ProtobufWriter::begin(int field) {
   key(field, kLengthDelimited);
-  out_.push_back('\0');  // the length's first byte; end() makes room for more when needed
-  return out_.size();
+  *room(1) = '\0';  // the length's first byte; end() makes room for more when needed
+  return ++size_;
 }
 
 void ProtobufWriter::end(std::size_t marker) {
-  std::uint64_t length = out_.size() - marker;
+  std::uint64_t length = size_ - marker;
   char prefix[10];
-  int size = 0;
+  std::size_t size = 0;
   do {
     prefix[size++] = static_cast<char>((length & 0x7f) | (length >= 0x80 ? 0x80 : 0));
     length >>= 7;
   } while (length != 0);
-  if (size > 1) out_.insert(marker, static_cast<std::size_t>(size - 1), '\0');
-  std::memcpy(out_.data() + marker - 1, prefix, static_cast<std::size_t>(size));
+  if (size > 1) {  // the body moves up to widen the length
+    char* base = room(size - 1) - size_;
+    std::memmove(base + marker + size - 1, base + marker, size_ - marker);
+    size_ += size - 1;
+  }
+  std::memcpy(out_.data() + marker - 1, prefix, size);
 }
 
 }  // namespace supportd::obs::trace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -33,24 +34,41 @@ class ProtobufWriter {
   // exactly `length` bytes (fields, or encoded() ones).
   void begin_sized(int field, std::size_t length);
   // Bytes already in the wire format (fields encoded by another writer), appended as they are.
-  void encoded(std::string_view fields) { out_.append(fields); }
+  void encoded(std::string_view fields) { append(fields.data(), fields.size()); }
   // How many bytes begin_sized(field, length) writes.
   static std::size_t header_size(int field, std::size_t length);
 
   // Empties the message, keeping its memory (a writer reused for message after message).
-  void clear() { out_.clear(); }
-
-  const std::string& data() const { return out_; }
-  std::string take() { return std::move(out_); }
-  void reserve(std::size_t bytes) { out_.reserve(bytes); }
-  std::size_t capacity() const { return out_.capacity(); }
+  void clear() { size_ = 0; }
+  std::string_view data() const { return {out_.data(), size_}; }
+  std::string take() {
+    out_.resize(size_);
+    size_ = 0;
+    return std::move(out_);
+  }
+  void reserve(std::size_t bytes) {
+    if (out_.size() < bytes) out_.resize(bytes);
+  }
+  std::size_t capacity() const { return out_.size(); }
 
  private:
+  // The message is out_'s first size_ bytes; the rest is room, so that a field is written with
+  // plain stores after one check (an encoder writes hundreds of thousands of fields a second
+  // under load, and std::string's append checks and terminates on every call).
+  char* room(std::size_t bytes) {
+    if (size_ + bytes > out_.size()) grow(bytes);
+    return out_.data() + size_;
+  }
+  void grow(std::size_t bytes);
+  void append(const char* bytes, std::size_t size) {
+    std::memcpy(room(size), bytes, size);
+    size_ += size;
+  }
   void key(int field, WireType type) { raw_varint(static_cast<std::uint64_t>(field) << 3 | type); }
   void raw_varint(std::uint64_t value);
   void raw_little_endian(std::uint64_t value, int bytes);
-
   std::string out_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace supportd::obs::trace

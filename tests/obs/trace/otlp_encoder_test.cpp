@@ -173,7 +173,7 @@ TEST(ProtobufWriter, WritesCanonicalLengthsForLongNestedMessages) {
   const std::size_t outer = w.begin(1);
   w.bytes(2, std::string(300, 'x'));  // a 303-byte body: a two-byte length
   w.end(outer);
-  const std::string& data = w.data();
+  const std::string_view data = w.data();
   ASSERT_EQ(data.size(), 1u + 2u + 303u);
   EXPECT_EQ(static_cast<unsigned char>(data[0]), 0x0a);  // field 1, length-delimited
   EXPECT_EQ(static_cast<unsigned char>(data[1]), 0xaf);  // 303 = 0b10_0101111
