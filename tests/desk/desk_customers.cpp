@@ -109,17 +109,38 @@ HistoryCount CustomerLoad::count_history(std::uint16_t port) const {
   for (const Customer& customer : customers_) {
     const std::string who = "customer " + std::to_string(customer.number) + ": ";
     count.acknowledged += static_cast<int>(customer.acknowledged.size());
-    const auto r =
-        http_request(port, "GET", "/v1/sessions/" + customer.session + "/messages?limit=1000");
-    if (r.status != 200) {
-      count.problems.push_back(who + "history answered " + std::to_string(r.status) + " " + r.body);
+    // The whole history, a page of the API's largest at a time from the newest back (a fast
+    // customer acknowledges more than one page in a long load), oldest first.
+    std::vector<json::value> pages;
+    std::string failed;
+    for (std::int64_t before = 0;;) {
+      const auto r = http_request(port, "GET",
+                                  "/v1/sessions/" + customer.session + "/messages?limit=1000" +
+                                      (before > 0 ? "&before=" + std::to_string(before) : ""));
+      if (r.status != 200) {
+        failed = "history answered " + std::to_string(r.status) + " " + r.body;
+        break;
+      }
+      json::value page = json::parse(r.body);
+      const json::array& messages = page.at("messages").as_array();
+      if (messages.empty()) break;
+      before = messages.front().as_object().at("seq_id").as_int64();
+      const bool last = messages.size() < 1000;
+      pages.push_back(std::move(page));
+      if (last || before <= 1) break;
+    }
+    if (!failed.empty()) {
+      count.problems.push_back(who + failed);
       continue;
     }
+    std::vector<json::value> oldest_first;
+    for (auto page = pages.rbegin(); page != pages.rend(); ++page)
+      for (const json::value& value : page->at("messages").as_array())
+        oldest_first.push_back(value);
     std::map<std::int64_t, Acknowledged> stored;
     std::int64_t previous_seq = 0;
     int previous_number = -1;
-    const json::value history = json::parse(r.body);
-    for (const json::value& value : history.at("messages").as_array()) {
+    for (const json::value& value : oldest_first) {
       const json::object& message = value.as_object();
       Acknowledged entry{message.at("seq_id").as_int64(),
                          std::string(message.at("role").as_string()),
