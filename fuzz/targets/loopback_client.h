@@ -16,6 +16,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -109,10 +110,16 @@ inline std::string receive_until_closed(int fd) {
 }
 
 // The desk socket's decoding, answering each message as the customer socket would: a pong, the
-// text back as JSON, or a close saying why it was refused.
+// text back as JSON, or a close saying why it was refused. Counts the sockets opened and not yet
+// told on_close, in all servers of the process.
 class SocketEcho final : public http::WebSocketHandler {
  public:
-  void on_open(std::shared_ptr<http::WebSocketPeer> peer) override { peer_ = std::move(peer); }
+  static int open_sockets() { return open_.load(); }
+
+  void on_open(std::shared_ptr<http::WebSocketPeer> peer) override {
+    ++open_;
+    peer_ = std::move(peer);
+  }
   void on_message(std::string_view text) override {
     const api::SocketMessage message = api::decode_socket_message(text);
     if (message.kind == api::SocketMessage::Kind::kPing) peer_->send(R"({"type":"pong"})");
@@ -120,9 +127,13 @@ class SocketEcho final : public http::WebSocketHandler {
     if (message.kind == api::SocketMessage::Kind::kAsk)
       peer_->send(boost::json::serialize(boost::json::object{{"text", message.text}}));
   }
-  void on_close() override { peer_.reset(); }
+  void on_close() override {
+    peer_.reset();
+    --open_;
+  }
 
  private:
+  static inline std::atomic<int> open_{0};
   std::shared_ptr<http::WebSocketPeer> peer_;
 };
 
