@@ -11,9 +11,12 @@
 // The client then half-closes and reads until the server closes. Properties besides "no crash,
 // leak, undefined behaviour or hang": the handshake is answered 101, and everything the server
 // sends after it is whole, well-formed server frames (unmasked, no reserved bits, a known
-// opcode, control frames whole and short), its text messages valid UTF-8.
+// opcode, control frames whole and short), its text messages valid UTF-8; the server closes
+// within its timeouts, and then ends the socket: its handler is told on_close.
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "fuzz_check.h"
 #include "http/server.h"
@@ -155,5 +158,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   received += fuzz::receive_until_closed(fd);
   ::close(fd);
   check_server_frames(std::string_view(received).substr(head_end + 4));
+  // The server shuts the socket before its coroutines unwind (a close past its bound): they end
+  // soon after, not never.
+  const auto deadline = std::chrono::steady_clock::now() + fuzz::kServerBound;
+  while (fuzz::SocketEcho::open_sockets() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  fuzz::require(fuzz::SocketEcho::open_sockets() == 0,
+                "a socket the server closed ends: its handler is told on_close");
   return 0;
 }

@@ -129,29 +129,49 @@ class Peer final : public WebSocketPeer, public std::enable_shared_from_this<Pee
   bool close_started_ = false;        // strand only
 };
 
-// A close handshake, bounded by `limit` (the server's write timeout): past it the socket is shut,
-// which ends every operation on it. Without the bound, a close the writer sends while the
-// reader's read fails on a protocol error deadlocks inside Beast: the close holds the write lock
-// waiting for the read to end, the failing read waits for the write lock to send its own close
-// frame; Beast's own close timeout (30 s) shuts the socket but resumes neither, and the
-// connection's coroutine (and its handler's on_close) stays pending.
-// The bound is a plain timer, not a branch of the close's awaitable: cancelling the close from
-// outside (the reader ended, and the `||` of run_websocket cancels the writer) must not cancel
-// the bound too, or a close that ignores the cancellation waits for the client for good.
+// A close handshake, bounded by `limit` (the server's write timeout): past it the socket is shut
+// and the close cancelled, which ends it wherever it waits. Without the bound, a close the writer
+// sends while the reader's read fails on a protocol error deadlocks inside Beast: the close holds
+// the write lock waiting for the read to end, the failing read waits for the write lock to send
+// its own close frame. Neither waits on the socket, so shutting it resumes neither: only
+// cancelling the close does (Beast then drops the connection), and the reader, parked the same
+// way, is cancelled in turn when the writer returns (run_websocket's ||). Without that, the
+// connection's coroutines and its handler (never told on_close) stayed for good.
+// The close listens to the bound's signal only, not to the coroutine's own cancellation (the ||
+// cancelling the writer when the reader ended): a close that ignored that cancellation would
+// have cancelled its bound with it. A cancellation that comes while the close runs between two
+// waits is lost, so the bound cancels again every `limit` until the close has ended.
 template <typename WebSocket>
 net::awaitable<void> close_within(WebSocket& ws, websocket::close_reason reason,
                                   std::chrono::steady_clock::duration limit) {
-  net::steady_timer bound(co_await net::this_coro::executor, limit);
-  auto closed = std::make_shared<bool>(false);  // strand only: the close ended; touch nothing
-  bound.async_wait([closed, &socket = beast::get_lowest_layer(ws).socket()](
-                       const boost::system::error_code& ec) {
-    if (ec || *closed) return;
-    boost::system::error_code ignored;
-    socket.close(ignored);
-  });
-  co_await ws.async_close(reason, as_tuple(use_awaitable));
-  *closed = true;  // a wait already queued runs later, after ws may be gone
-  bound.cancel();
+  // Strand only. Shared with the bound's wait, which may run after this coroutine has ended.
+  struct Bound : std::enable_shared_from_this<Bound> {
+    Bound(net::any_io_executor executor, tcp::socket& socket,
+          std::chrono::steady_clock::duration limit)
+        : timer(executor), socket(socket), limit(limit) {}
+    void arm() {
+      timer.expires_after(limit);
+      timer.async_wait([self = this->shared_from_this()](const boost::system::error_code& ec) {
+        if (ec || self->ended) return;
+        boost::system::error_code ignored;
+        self->socket.close(ignored);
+        self->arm();  // before the cancel, which may end the close, and this coroutine, here
+        self->cancel.emit(net::cancellation_type::terminal);
+      });
+    }
+    net::steady_timer timer;
+    tcp::socket& socket;  // not touched once `ended`
+    const std::chrono::steady_clock::duration limit;
+    net::cancellation_signal cancel;
+    bool ended = false;
+  };
+  auto bound = std::make_shared<Bound>(co_await net::this_coro::executor,
+                                       beast::get_lowest_layer(ws).socket(), limit);
+  bound->arm();
+  co_await ws.async_close(
+      reason, net::bind_cancellation_slot(bound->cancel.slot(), as_tuple(use_awaitable)));
+  bound->ended = true;  // a wait already queued runs later, after ws may be gone
+  bound->timer.cancel();
 }
 
 // Reads until the socket closes. A binary message is refused with a close frame, unless the

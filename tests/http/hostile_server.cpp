@@ -20,13 +20,16 @@ std::size_t number(const std::optional<std::string>& text, std::size_t fallback)
 class PushingHandler final : public http::WebSocketHandler {
  public:
   PushingHandler(std::shared_ptr<Production> production, std::size_t pieces,
-                 std::size_t piece_bytes, std::function<void(std::function<void()>)> spawn)
+                 std::size_t piece_bytes, bool close_on_message,
+                 std::function<void(std::function<void()>)> spawn)
       : production_(std::move(production)),
         pieces_(pieces),
         piece_bytes_(piece_bytes),
+        close_on_message_(close_on_message),
         spawn_(std::move(spawn)) {}
 
   void on_open(std::shared_ptr<http::WebSocketPeer> peer) override {
+    peer_ = peer;
     spawn_([peer, production = production_, pieces = pieces_, bytes = piece_bytes_] {
       for (std::size_t i = 0; i < pieces && !peer->closed(); ++i) {
         production->bytes_offered += bytes;
@@ -36,13 +39,20 @@ class PushingHandler final : public http::WebSocketHandler {
       production->finished = true;
     });
   }
-  void on_message(std::string_view) override {}
-  void on_close() override { production_->socket_closed = true; }
+  void on_message(std::string_view) override {
+    if (close_on_message_) peer_->close("refused");
+  }
+  void on_close() override {
+    peer_.reset();
+    production_->socket_closed = true;
+  }
 
  private:
   std::shared_ptr<Production> production_;
   std::size_t pieces_;
   std::size_t piece_bytes_;
+  bool close_on_message_;
+  std::shared_ptr<http::WebSocketPeer> peer_;  // on the connection's strand only
   std::function<void(std::function<void()>)> spawn_;
 };
 
@@ -129,7 +139,8 @@ http::Response HostileServer::socket(const http::Request& request) {
   }
   return http::Response::upgrade(std::make_shared<PushingHandler>(
       production, number(request.query_param("pieces"), 4),
-      number(request.query_param("piece_bytes"), 100), [this](std::function<void()> work) {
+      number(request.query_param("piece_bytes"), 100),
+      request.query_param("close_on_message") == "1", [this](std::function<void()> work) {
         std::lock_guard lock(mutex_);
         producers_.emplace_back(std::move(work));
       }));

@@ -4,7 +4,9 @@
 //   GET /stream        a streamed answer (SSE) written by a producer thread, as the engine
 //                      writes tokens: ?pieces=N&piece_bytes=B, and &paced=1 for a producer that
 //                      never gets more than a piece ahead of the connection
-//   GET /ws            a WebSocket whose producer thread pushes ?pieces=N messages of B bytes
+//   GET /ws            a WebSocket whose producer thread pushes ?pieces=N messages of B bytes;
+//                      &close_on_message=1: its handler asks to close on each message it gets
+//                      (as the desk's socket refuses one)
 // What each producer did is recorded in a Production the test can wait on.
 #pragma once
 
