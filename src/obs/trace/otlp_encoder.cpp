@@ -118,65 +118,52 @@ std::size_t encode_spans(const ExportedTrace& trace, ProtobufWriter& out) {
 
 namespace {
 
-// The resource's and the scope's own fields, encoded.
-struct HeadFields {
-  ProtobufWriter resource;
-  ProtobufWriter scope;
-};
-
-HeadFields head_fields(const Resource& resource, const InstrumentationScope& scope) {
-  HeadFields fields;
-  for (const auto& [key, value] : resource.attributes)
-    write_attribute(fields.resource, kResourceAttributes, key, value);
-  fields.scope.bytes(kScopeName, scope.name);
-  if (!scope.version.empty()) fields.scope.bytes(kScopeVersion, scope.version);
-  return fields;
-}
-
 // A field's key and a length prefix take at most 1 + 10 bytes (fields below 16, 64-bit lengths).
 constexpr std::size_t kMaxHeader = 11;
 
 }  // namespace
 
-std::size_t export_request_head_room(const Resource& resource, const InstrumentationScope& scope) {
-  const HeadFields fields = head_fields(resource, scope);
-  return fields.resource.data().size() + fields.scope.data().size() + 4 * kMaxHeader;
+ExportRequestHead::ExportRequestHead(const Resource& resource, const InstrumentationScope& scope) {
+  ProtobufWriter fields;
+  for (const auto& [key, value] : resource.attributes)
+    write_attribute(fields, kResourceAttributes, key, value);
+  resource_ = std::string(fields.data());
+  fields.clear();
+  fields.bytes(kScopeName, scope.name);
+  if (!scope.version.empty()) fields.bytes(kScopeVersion, scope.version);
+  scope_ = std::string(fields.data());
 }
 
-std::string_view finish_export_request(const Resource& resource, const InstrumentationScope& scope,
-                                       std::string& batch, std::size_t head_room) {
-  // Every length is known before anything is written: the resource and the scope are encoded
-  // on their own first.
-  const HeadFields fields = head_fields(resource, scope);
-  const std::size_t spans = batch.size() - head_room;
-  const std::size_t resource_size = fields.resource.data().size();
-  const std::size_t scope_size = fields.scope.data().size();
+std::size_t ExportRequestHead::room() const {
+  return resource_.size() + scope_.size() + 4 * kMaxHeader;
+}
+
+std::string_view ExportRequestHead::finish(std::string& batch) const {
+  const std::size_t spans = batch.size() - room();
   const std::size_t scope_spans =
-      ProtobufWriter::header_size(kScope, scope_size) + scope_size + spans;
+      ProtobufWriter::header_size(kScope, scope_.size()) + scope_.size() + spans;
   const std::size_t resource_spans =
-      ProtobufWriter::header_size(kResource, resource_size) + resource_size +
+      ProtobufWriter::header_size(kResource, resource_.size()) + resource_.size() +
       ProtobufWriter::header_size(kScopeSpans, scope_spans) + scope_spans;
   ProtobufWriter head;
   head.begin_sized(kResourceSpans, resource_spans);
-  head.begin_sized(kResource, resource_size);
-  head.encoded(fields.resource.data());
+  head.begin_sized(kResource, resource_.size());
+  head.encoded(resource_);
   head.begin_sized(kScopeSpans, scope_spans);
-  head.begin_sized(kScope, scope_size);
-  head.encoded(fields.scope.data());
+  head.begin_sized(kScope, scope_.size());
+  head.encoded(scope_);
   const std::string_view bytes = head.data();
-  const std::size_t at = head_room - bytes.size();  // head_room >= bytes.size(): REQUIRES
+  const std::size_t at = room() - bytes.size();
   batch.replace(at, bytes.size(), bytes);
   return std::string_view(batch).substr(at);
 }
 
 std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,
                                   std::string_view spans) {
-  const std::size_t head_room = export_request_head_room(resource, scope);
-  std::string request;
-  request.reserve(head_room + spans.size());
-  request.resize(head_room);
+  const ExportRequestHead head(resource, scope);
+  std::string request(head.room(), '\0');
   request.append(spans);
-  return std::string(finish_export_request(resource, scope, request, head_room));
+  return std::string(head.finish(request));
 }
 
 std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,

@@ -7,7 +7,7 @@
 // memory is hot) and the request built later around the bytes of many traces joined: what
 // the exporter does, so that its queue holds bytes, not span objects. A batch keeps room for
 // the request's head in front of its spans, and the head is written there when the batch
-// leaves (finish_export_request): the spans' bytes are never copied into a second buffer.
+// leaves (ExportRequestHead::finish): the spans' bytes are never copied into a second buffer.
 // Pure functions: safe from any thread.
 #pragma once
 
@@ -47,14 +47,21 @@ std::size_t encode_spans(const ExportedTrace& trace, ProtobufWriter& out);
 std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,
                                   std::string_view spans);
 
-// The most bytes the request's head (what comes before the spans: the resource, the scope and
-// the lengths around them) takes for this resource and scope.
-std::size_t export_request_head_room(const Resource& resource, const InstrumentationScope& scope);
+// The request's head for one resource and scope (what comes before the spans: the resource, the
+// scope and the lengths around them), their fields encoded once.
+class ExportRequestHead {
+ public:
+  ExportRequestHead(const Resource& resource, const InstrumentationScope& scope);
+  // The most bytes the head takes: the room a batch keeps in front of its spans.
+  std::size_t room() const;
+  // `batch` holds room() bytes, then the bytes of encode_spans() calls: writes the head at the
+  // end of that room and returns the whole request, a view into `batch`.
+  // REQUIRES: batch.size() >= room().
+  std::string_view finish(std::string& batch) const;
 
-// `batch` holds `head_room` bytes of room, then the bytes of encode_spans() calls: writes the
-// request's head at the end of that room and returns the whole request, a view into `batch`.
-// REQUIRES: head_room >= export_request_head_room(resource, scope) and batch.size() >= head_room.
-std::string_view finish_export_request(const Resource& resource, const InstrumentationScope& scope,
-                                       std::string& batch, std::size_t head_room);
+ private:
+  std::string resource_;  // Resource's fields
+  std::string scope_;     // InstrumentationScope's fields
+};
 
 }  // namespace supportd::obs::trace

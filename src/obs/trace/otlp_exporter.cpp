@@ -22,12 +22,8 @@ bool retryable(int status) {
 OtlpExporter::OtlpExporter(std::optional<ExporterOptions> options, Resource resource,
                            InstrumentationScope scope, obs::Registry* registry,
                            std::function<void()> on_wake)
-    : options_(std::move(options)),
-      resource_(std::move(resource)),
-      scope_(std::move(scope)),
-      on_wake_(std::move(on_wake)) {
+    : options_(std::move(options)), head_(resource, scope), on_wake_(std::move(on_wake)) {
   if (options_) client_ = std::make_unique<OtlpClient>(options_->url, options_->headers);
-  head_room_ = export_request_head_room(resource_, scope_);
   if (registry != nullptr) {
     exported_counter_ =
         &registry->counter("supportd_trace_spans_exported_total", "Spans the collector accepted.")
@@ -96,7 +92,7 @@ bool OtlpExporter::enqueue(const ExportedTrace& trace) {
       } else {
         bytes.reserve(last_batch_bytes_);
       }
-      bytes.resize(head_room_);
+      bytes.resize(head_.room());
     }
     Batch& open = queue_.back();
     open.spans.append(encoded.data());
@@ -196,7 +192,7 @@ void OtlpExporter::run() {
 
 void OtlpExporter::send(Batch& batch, Clock::time_point deadline) {
   const std::size_t spans = batch.count;
-  const std::string_view body = finish_export_request(resource_, scope_, batch.spans, head_room_);
+  const std::string_view body = head_.finish(batch.spans);
   thread_local std::minstd_rand jitter{std::random_device{}()};
   auto backoff = options_->first_backoff;
   for (int attempt = 0;; ++attempt) {

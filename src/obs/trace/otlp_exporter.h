@@ -72,7 +72,7 @@ class OtlpExporter {
   void run();
   // Encoded spans of one or more traces, POSTed together.
   struct Batch {
-    // head_room_ bytes for the request's head, then ScopeSpans.spans fields (encode_spans),
+    // head_.room() bytes for the request's head, then ScopeSpans.spans fields (encode_spans),
     // joined: the request is finished in place when the batch leaves (otlp_encoder.h).
     std::string spans;
     std::size_t count = 0;
@@ -88,8 +88,7 @@ class OtlpExporter {
   void warn(const std::string& message);
 
   const std::optional<ExporterOptions> options_;
-  const Resource resource_;
-  const InstrumentationScope scope_;
+  const ExportRequestHead head_;  // what each POST puts before its batch's spans
   const std::function<void()> on_wake_;
   std::unique_ptr<OtlpClient> client_;               // only the thread uses it after construction
   std::array<obs::Counter*, 3> dropped_counters_{};  // by DropReason
@@ -109,7 +108,6 @@ class OtlpExporter {
   static constexpr std::size_t kSpareBatches = 2;
   static constexpr std::size_t kSpareBatchBytes = 4u << 20;
   std::vector<std::string> spare_;  // guarded by mutex_
-  std::size_t head_room_ = 0;       // constant after construction
   // Changed under mutex_; read without it by enqueue()'s early refusal of a full queue.
   std::atomic<std::size_t> queued_spans_{0};
   bool woken_ = false;                             // guarded by mutex_

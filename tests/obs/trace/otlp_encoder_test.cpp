@@ -208,14 +208,14 @@ TEST(OtlpEncoder, ARequestFinishedInPlaceDecodesWhole) {
     resource.attributes.emplace_back("deployment.environment",
                                      AttributeValue::of(std::string(traces * 2, 'x')));
     const InstrumentationScope scope{"supportd", "1.2.3"};
-    const std::size_t head_room = export_request_head_room(resource, scope);
-    std::string batch(head_room, '\0');
+    const ExportRequestHead head(resource, scope);
+    std::string batch(head.room(), '\0');
     for (std::size_t i = 0; i < traces; ++i) {
       ProtobufWriter one;
       encode_spans(sample_trace(), one);
       batch += one.data();
     }
-    const std::string_view request = finish_export_request(resource, scope, batch, head_room);
+    const std::string_view request = head.finish(batch);
     EXPECT_EQ(request.data() + request.size(), batch.data() + batch.size());
     std::string error;
     auto text = testing::decode_export_request(std::string(request), &error);
