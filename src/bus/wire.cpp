@@ -143,6 +143,7 @@ json::object encode_request(const engine::GenerationRequest& r) {
                    {"max_tokens", r.max_tokens},
                    {"stop", std::move(stop)},
                    {"ignore_eos", r.ignore_eos},
+                   {"background", r.background},
                    {"priority", sched::priority_name(r.priority)},
                    {"tenant", r.tenant}};
   if (r.deadline) out["deadline_unix_ms"] = to_wall_ms(*r.deadline);
@@ -190,6 +191,7 @@ void decode_request(Reader& in, const json::object& object, engine::GenerationRe
     }
   }
   r.ignore_eos = fields.boolean("ignore_eos");
+  r.background = fields.boolean("background");
   const std::string priority = fields.text("priority");
   if (auto p = sched::parse_priority(priority)) {
     r.priority = *p;

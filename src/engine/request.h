@@ -58,6 +58,10 @@ struct GenerationRequest {
   std::vector<std::string> stop;
   bool ignore_eos = false;  // keep generating past end-of-generation tokens (benchmarks)
   Priority priority = Priority::kNormal;
+  // Nobody waits for its answer (a shadow's copy): an engine whose every request is background
+  // computes only while no engine of the process has a request in the foreground
+  // (engine/llama/compute_gate.h), in steps of a few tokens.
+  bool background = false;
   std::string tenant;
   std::optional<Clock::time_point> deadline;  // finish by then or be refused / stopped
   // The start of the answer, already given to the customer (a stream resumed on another engine

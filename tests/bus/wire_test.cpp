@@ -21,6 +21,7 @@ TEST(WireTest, WorkOrderReadsBackWithEveryField) {
   r.max_tokens = 33;
   r.stop = {"\n\n", "END"};
   r.ignore_eos = true;
+  r.background = true;
   r.priority = sched::Priority::kHigh;
   r.tenant = "acme";
   r.deadline = engine::Clock::now() + std::chrono::seconds(30);
@@ -40,6 +41,7 @@ TEST(WireTest, WorkOrderReadsBackWithEveryField) {
   EXPECT_EQ(b.max_tokens, 33);
   EXPECT_EQ(b.stop, r.stop);
   EXPECT_TRUE(b.ignore_eos);
+  EXPECT_TRUE(b.background);
   EXPECT_EQ(b.priority, sched::Priority::kHigh);
   EXPECT_EQ(b.tenant, "acme");
   ASSERT_TRUE(b.deadline.has_value());

@@ -27,6 +27,38 @@ void ComputeGate::leave() {
   changed_.notify_all();
 }
 
+ComputeGate::Foreground ComputeGate::foreground() {
+  {
+    std::lock_guard lock(mutex_);
+    ++foreground_;
+    ++foreground_entries_;
+  }
+  changed_.notify_all();  // an engine awaiting a gap looks at its inbox: it may be its request
+  return Foreground(this);
+}
+
+void ComputeGate::leave_foreground() {
+  bool gap = false;
+  {
+    std::lock_guard lock(mutex_);
+    gap = --foreground_ == 0;
+  }
+  if (gap) changed_.notify_all();
+}
+
+bool ComputeGate::await_gap(std::chrono::steady_clock::duration timeout) {
+  std::unique_lock lock(mutex_);
+  const std::uint64_t entries = foreground_entries_;
+  changed_.wait_for(lock, timeout,
+                    [&] { return foreground_ == 0 || foreground_entries_ != entries; });
+  return foreground_ == 0;
+}
+
+int ComputeGate::in_foreground() const {
+  std::lock_guard lock(mutex_);
+  return foreground_;
+}
+
 int ComputeGate::waiting() const {
   std::lock_guard lock(mutex_);
   std::uint64_t count = 0;

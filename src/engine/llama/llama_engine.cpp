@@ -191,6 +191,7 @@ Result<Engine::RequestId> LlamaEngine::submit(GenerationRequest request,
       std::make_unique<Sampler>(*model_, request.sampling, request.ignore_eos, seed);
   sequence->stop = StopMatcher(request.stop);
   sequence->counted_waiting = true;
+  if (!request.background) sequence->foreground = process_compute_gate().foreground();
   sequence->id = next_id_++;
   sequence->submitted = Clock::now();
   sequence->request = std::move(request);

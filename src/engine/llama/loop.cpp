@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/llama/compute_gate.h"
 #include "ggml-cpu.h"
 
 namespace supportd::engine::llama {
@@ -141,8 +142,12 @@ void Loop::run() {
     publish_outlook();  // requests arriving during the step count the ones just started
     refuse_unreachable_deadlines();
     if (!running_.empty()) {
-      step();
-      stepped = true;
+      // Background work computes only in the gaps of every engine's callers (compute_gate.h).
+      const bool background = only_background();
+      if (!background || process_compute_gate().await_gap(kGapWait)) {
+        step(background);
+        stepped = true;
+      }
     } else if (!scheduler_.empty()) {
       // Waiting without running: a dynamic-batching window is open. Nap briefly.
       std::unique_lock lock(inbox_mutex_);
@@ -167,6 +172,15 @@ void Loop::run() {
   for (auto& task : tasks_)
     task();
   tasks_.clear();
+}
+
+bool Loop::only_background() const {
+  const auto background = [](const Sequence& s) { return s.request.background; };
+  if (running_.empty() && waiting_.empty()) return false;
+  return std::all_of(running_.begin(), running_.end(),
+                     [&](const auto& s) { return background(*s); }) &&
+         std::all_of(waiting_.begin(), waiting_.end(),
+                     [&](const auto& entry) { return background(*entry.second); });
 }
 
 void Loop::take_inbox(bool wait) {
@@ -218,6 +232,7 @@ void Loop::finish(Sequence& s, FinishReason reason, Error error) {
   }
   if (s.seq_id >= 0) release_cells(s, normal);
   if (normal) admission_.record_finish();
+  s.foreground.release();  // no caller waits any longer
 
   const auto now = Clock::now();
   Completion completion;

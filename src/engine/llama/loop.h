@@ -83,6 +83,12 @@ class Loop {
   void leave_queue(Sequence& sequence);
   void erase_finished();
   void publish_stats();
+  // Whether every request here, running or waiting, is background (GenerationRequest::
+  // background); false when there is none.
+  bool only_background() const;
+  // How long a background-only engine waits for a gap before it looks at its inbox again
+  // (a request entering the foreground anywhere ends the wait sooner).
+  static constexpr std::chrono::milliseconds kGapWait{50};
 
   // deadlines.cpp: what the loop shows sched/, and the deadlines it refuses
   // Views of the running requests (in admission order, so running_views_[i] is running_[i]'s)
@@ -145,7 +151,10 @@ class Loop {
   static constexpr int kAttentionTileRows = 64;
   // Decode tokens from which a step with prompt chunks is split (see step()).
   static constexpr int kSplitDecodeTokens = 8;
-  void step();
+  // The token budget of a background step (only background requests): a caller arriving
+  // during it waits for it, so it is kept to a few decode tokens' time.
+  static constexpr int kBackgroundStepTokens = 32;
+  void step(bool background);
   // The leading tokens every sequence of `planned` holds alike once this step is computed
   // (0 below kMinSharedPrefix, with one buffer, or with shared_prefix_attention off): llama.cpp
   // is told (llama_set_shared_prefix) and reads their keys and values once for all of them.

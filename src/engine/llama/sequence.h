@@ -10,6 +10,7 @@
 
 #include "core/utf8.h"
 #include "engine/engine.h"
+#include "engine/llama/compute_gate.h"
 #include "engine/llama/model.h"
 #include "engine/llama/sampler.h"
 #include "engine/stop_matcher.h"
@@ -62,6 +63,8 @@ struct Sequence {
   bool has_first_token = false;
   Clock::time_point next_token_at;  // with a throttle fault: its next decode step, not before
   Phases phases;  // what happened to it, for its trace (handed over in its Completion)
+  // Held from submit to finish unless the request is background (compute_gate.h).
+  ComputeGate::Foreground foreground;
 
   // Milliseconds from its submission to `at`: the unit of its phase stamps.
   double ms_at(Clock::time_point at) const {

@@ -23,7 +23,7 @@ void add_token(llama_batch& batch, Token token, llama_pos pos, int seq_id, bool 
 
 }  // namespace
 
-void Loop::step() {
+void Loop::step(bool background) {
   batch_.n_tokens = 0;
   std::vector<Planned> planned;
   planned.reserve(running_.size());
@@ -55,9 +55,10 @@ void Loop::step() {
   const int decode_tokens = static_cast<int>(planned.size());  // first in `planned`
   // Prefill chunks fill the rest of the budget, oldest admission first; a minimum chunk keeps
   // prefill moving even when the decode tokens alone fill the budget.
-  const int capacity = std::max(options_.step_tokens, options_.parallel);
-  int budget =
-      std::min(capacity - decode_tokens, std::max(options_.step_tokens - decode_tokens, 16));
+  const int step_tokens =
+      background ? std::min(options_.step_tokens, kBackgroundStepTokens) : options_.step_tokens;
+  const int capacity = std::max(step_tokens, options_.parallel);
+  int budget = std::min(capacity - decode_tokens, std::max(step_tokens - decode_tokens, 16));
   const auto chunks_begin = static_cast<std::ptrdiff_t>(planned.size());
   for (auto& s : running_) {
     if (budget <= 0) break;

@@ -36,6 +36,7 @@ std::shared_ptr<AnswerPair> RouterEngine::offer_shadow(const GenerationRequest& 
   copy.request = request;
   copy.request.id += "-shadow";
   copy.request.priority = Priority::kLow;  // the lowest class: real requests go first
+  copy.request.background = true;          // and it computes only in their gaps
   copy.request.deadline.reset();           // no promise to keep: never refused for one
   copy.request.injected = {};              // production's drill faults are production's
   copy.request.model.clear();

@@ -1,5 +1,6 @@
 // The compute gate (engine/llama/compute_gate.h): one step at a time, the best class waiting
-// first, first come first served within a class.
+// first, first come first served within a class; gaps for background work open only while no
+// request is in the foreground.
 #include "engine/llama/compute_gate.h"
 
 #include <gtest/gtest.h>
@@ -75,6 +76,45 @@ TEST(ComputeGate, ALowerClassComputesOnceNoBetterOneWaits) {
   });
   low.join();  // nothing else computes or waits: no wait at all
   EXPECT_TRUE(done);
+}
+
+TEST(ComputeGate, AGapOpensWhenTheLastRequestLeavesTheForeground) {
+  ComputeGate gate;
+  EXPECT_TRUE(gate.await_gap(std::chrono::milliseconds(0)));  // nobody in the foreground
+  ComputeGate::Foreground first = gate.foreground();
+  ComputeGate::Foreground second = gate.foreground();
+  EXPECT_EQ(gate.in_foreground(), 2);
+  EXPECT_FALSE(gate.await_gap(std::chrono::milliseconds(5)));
+  first.release();
+  first.release();  // once only
+  EXPECT_EQ(gate.in_foreground(), 1);
+  EXPECT_FALSE(gate.await_gap(std::chrono::milliseconds(5)));
+  std::atomic<bool> gap{false};
+  std::thread background([&] { gap = gate.await_gap(std::chrono::hours(1)); });
+  second = ComputeGate::Foreground();  // assigning nothing leaves the foreground too
+  background.join();                   // woken by the last one leaving, not by the hour
+  EXPECT_TRUE(gap);
+  EXPECT_EQ(gate.in_foreground(), 0);
+}
+
+TEST(ComputeGate, AnAwaitedGapEndsWhenARequestEntersTheForeground) {
+  ComputeGate gate;
+  ComputeGate::Foreground caller = gate.foreground();
+  std::atomic<bool> waiting{false};
+  std::atomic<bool> gap{true};
+  std::thread background([&] {
+    waiting = true;
+    gap = gate.await_gap(std::chrono::hours(1));
+  });
+  while (!waiting)
+    std::this_thread::yield();
+  // Another request arriving (perhaps at the waiting engine itself) ends the wait at once, so
+  // that engine looks at its inbox; there is no gap.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ComputeGate::Foreground arriving = gate.foreground();
+  background.join();
+  EXPECT_FALSE(gap);
+  EXPECT_EQ(gate.in_foreground(), 2);
 }
 
 // Many threads of every class taking turns over and over: no two turns overlap, and each turn
