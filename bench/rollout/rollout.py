@@ -99,7 +99,10 @@ def drain_shadows(limit_s):
 # copies still queued or running finish in a step of their own, counted in neither: a "shadow
 # off" step must not carry the slow version's last copies (which it did, 2026-12-05: its p99
 # rose with them and the comparison compared two shadowed steps). The candidate's shadow step
-# later starts with an empty queue too.
+# later starts with an empty queue too. Copies compute only in the gaps of the callers' work
+# (engine/llama/compute_gate.h): under a load that leaves none, the copies running when the
+# shadow is turned off stay parked (computing nothing) until the end of the load, so the drain
+# waits one step's time at most.
 drained_s = 0.0
 for _ in range(rounds):
     set_step("shadow off", {"stable": 100})
@@ -107,9 +110,12 @@ for _ in range(rounds):
     admin("PUT", "/admin/routes/default", {"weights": {"stable": 100}, "by": "bench"})
     with lock:
         step_name = "draining slow copies"
-    drained_s = max(drained_s, drain_shadows(max(60.0, 10 * step_s)))
+    drained_s = max(drained_s, drain_shadows(max(10.0, step_s)))
 slow_shadow = next(v for v in admin("GET", "/admin/models")["versions"]
                    if v["name"] == "slow")["shadow"]
+# Its copies still parked would hold the shadow queue's places through the roll-out (the
+# candidate's shadow step then dropped every copy, 2026-12-05): unloading it ends them.
+admin("DELETE", "/admin/models/slow?timeout_s=5")
 print(f"the slow shadow's queued copies took at most {drained_s:.1f} s more to finish", file=sys.stderr)
 # Load and warm the candidate at run time, under the load: a step of its own, timed.
 with lock:
@@ -135,7 +141,8 @@ shadow = next(v for v in admin("GET", "/admin/models")["versions"]
 
 def describe_shadow(name, figures):
     return (f"shadow onto {name}: {figures['copies']} copies, {figures['dropped']} dropped "
-            f"(queue full), {figures['errors']} errors, {figures['compared']} compared, exact "
+            f"(queue full), {figures['errors']} errors, {figures['completed']} completed, "
+            f"{figures['compared']} compared, exact "
             f"{figures['exact_match_rate']:.2f}, word overlap {figures['token_overlap']:.2f}, "
             f"shadow TTFT p99 {figures['ttft_p99_ms']:.0f} ms")
 
