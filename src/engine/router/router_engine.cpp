@@ -362,10 +362,11 @@ Result<Engine::RequestId> RouterEngine::submit(GenerationRequest request,
   sink->on_version(slot->name);
   Figures& figures = *slot->figures;
   figures.in_flight.fetch_add(1);
-  // The copy is queued before production's submit, which moves the request; it starts later,
-  // on the shadow queue's thread.
-  auto pair = shadow ? offer_shadow(request, shadow) : nullptr;
-  auto counting = std::make_shared<VersionSink>(std::move(sink), slot->figures, std::move(pair));
+  // The copy is made before production's submit, which moves the request, and queued after it.
+  std::optional<ShadowCopy> copy =
+      shadow ? copy_for_shadow(request, shadow) : std::optional<ShadowCopy>();
+  auto counting =
+      std::make_shared<VersionSink>(std::move(sink), slot->figures, copy ? copy->pair : nullptr);
   auto id = slot->engine->submit(std::move(request), std::move(counting));
   if (!id) {
     figures.in_flight.fetch_sub(1);
@@ -378,6 +379,7 @@ Result<Engine::RequestId> RouterEngine::submit(GenerationRequest request,
     return id.error();
   }
   figures.requests.fetch_add(1);
+  if (copy) shadows_.offer(std::move(*copy));  // a full queue drops it (counted there)
   return (slot->index << kIndexShift) | (*id & kInnerMask);
 }
 

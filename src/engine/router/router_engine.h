@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -219,10 +220,13 @@ class RouterEngine final : public Engine {
   // "weights.NAME"): no such version, or one with weight that is not ready.
   Result<std::vector<std::shared_ptr<Slot>>> share_slots(const Table& table,
                                                          const Split& split) const;
-  // A copy of `request` offered to the shadow queue for `shadow`; the pair production's sink
-  // must feed, or null when the copy was dropped. (router_shadow.cpp)
-  std::shared_ptr<AnswerPair> offer_shadow(const GenerationRequest& request,
-                                           const std::shared_ptr<Slot>& shadow);
+  // A copy of `request` for `shadow` (its pair is the one production's sink must feed), or
+  // nothing when the shadow is draining. It is offered to the queue (shadows_.offer) only after
+  // production's submit: a copy started before production's request is in its engine would
+  // find no caller's work anywhere and compute in a "gap" that is the caller's prefill
+  // (compute_gate.h). (router_shadow.cpp)
+  std::optional<ShadowCopy> copy_for_shadow(const GenerationRequest& request,
+                                            const std::shared_ptr<Slot>& shadow) const;
   // The end of unload(): waits for `slot`'s requests (or the timeout or a stop), shuts its
   // engine down and takes it out of the table.
   void finish_drain(std::stop_token stop, std::shared_ptr<Slot> slot,

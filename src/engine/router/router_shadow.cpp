@@ -29,9 +29,10 @@ Result<std::shared_ptr<RouterEngine::Slot>> RouterEngine::shadow_slot(const Tabl
   return found->second;
 }
 
-std::shared_ptr<AnswerPair> RouterEngine::offer_shadow(const GenerationRequest& request,
-                                                       const std::shared_ptr<Slot>& shadow) {
-  if (shadow->state.load() != VersionState::kReady) return nullptr;  // draining since the split
+std::optional<ShadowCopy> RouterEngine::copy_for_shadow(const GenerationRequest& request,
+                                                        const std::shared_ptr<Slot>& shadow) const {
+  // Draining since the split was chosen: no copy.
+  if (shadow->state.load() != VersionState::kReady) return std::nullopt;
   ShadowCopy copy;
   copy.request = request;
   copy.request.id += "-shadow";
@@ -43,9 +44,7 @@ std::shared_ptr<AnswerPair> RouterEngine::offer_shadow(const GenerationRequest& 
   copy.engine = std::shared_ptr<Engine>(shadow, shadow->engine.get());  // keeps the slot alive
   copy.figures = shadow->shadow_figures;
   copy.pair = std::make_shared<AnswerPair>(shadow->shadow_figures);
-  auto pair = copy.pair;
-  if (!shadows_.offer(std::move(copy))) return nullptr;
-  return pair;
+  return copy;
 }
 
 }  // namespace supportd::engine::router
