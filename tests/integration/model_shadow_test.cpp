@@ -53,6 +53,13 @@ class ModelShadowTest : public testing::ModelRouterFixture {
     }
     return texts;
   }
+  // Arms a drill fault: every decode step of the class `klass` `ms` milliseconds longer.
+  void delay_decode(int ms, const std::string& klass) {
+    const HttpResult armed = admin("POST", "/admin/faults",
+                                   R"({"stage":"decode","kind":"delay","delay_ms":)" +
+                                       std::to_string(ms) + R"(,"class":")" + klass + R"("})");
+    ASSERT_EQ(armed.status, 201) << armed.body;
+  }
   void shadow_onto(const std::string& version, int percent) {
     const HttpResult set = admin("PUT", "/admin/routes/default",
                                  R"({"weights":{"v1":100},"shadow":{"version":")" + version +
@@ -116,10 +123,7 @@ TEST_F(ModelShadowTest, ASlowShadowChangesNothingForTheCaller) {
   start();
   const std::vector<std::string> before = answers(3, "twin");  // v1's answers, v1 untouched
   // Every decode step of a low-class request 300 ms slower: only shadow copies are low here.
-  ASSERT_EQ(admin("POST", "/admin/faults",
-                  R"({"stage":"decode","kind":"delay","delay_ms":300,"class":"low"})")
-                .status,
-            201);
+  delay_decode(300, "low");
   shadow_onto("v2", 100);
   EXPECT_EQ(answers(3), before);  // the callers' answers, as without the shadow
   EXPECT_EQ(wait_for_shadow("v2", "completed", [](std::int64_t n) { return n >= 3; }), 3);
@@ -133,10 +137,7 @@ TEST_F(ModelShadowTest, ACopyComputesOnlyOnceNoCallerWaits) {
   start();
   // The caller's answer takes a while: every decode step of its class 40 ms longer (the sleep
   // is outside the step, so another engine could compute meanwhile, if it were allowed to).
-  ASSERT_EQ(admin("POST", "/admin/faults",
-                  R"({"stage":"decode","kind":"delay","delay_ms":40,"class":"normal"})")
-                .status,
-            201);
+  delay_decode(40, "normal");
   shadow_onto("v2", 100);
   const auto started = std::chrono::steady_clock::now();
   const HttpResult reply =
@@ -160,10 +161,7 @@ TEST_F(ModelShadowTest, AFullShadowQueueDropsTheCopyAndCountsIt) {
   shadow_limits_ = {1, 1};  // one copy running, one waiting
   start();
   // A copy holds its place for seconds (1.5 s per decode step); the callers' requests do not.
-  ASSERT_EQ(admin("POST", "/admin/faults",
-                  R"({"stage":"decode","kind":"delay","delay_ms":1500,"class":"low"})")
-                .status,
-            201);
+  delay_decode(1500, "low");
   shadow_onto("v2", 100);
   const std::vector<std::string> texts = answers(5);
   EXPECT_EQ(texts.size(), 5u);  // every caller answered
