@@ -1,6 +1,7 @@
 // The desk's one answer-cache lookup over L1, L2 and the semantic cache (see cached_answers.h).
 #include "desk/cached_answers.h"
 
+#include "filter/output_filter.h"
 #include "store/cache/answer_cache.h"
 
 namespace supportd::desk {
@@ -22,10 +23,9 @@ CachedAnswers::CachedAnswers(store::Stores& stores, const kb::KnowledgeBase& kno
     : stores_(stores),
       semantic_(kSentenceVectorDimensions, semantic_threshold(knowledge), semantic_entries) {}
 
-std::optional<CachedAnswers::Hit> CachedAnswers::find(const std::string& key,
-                                                      const std::string& question,
-                                                      const kb::KnowledgeBase& knowledge,
-                                                      Reach reach, std::vector<float>* vector) {
+std::optional<CachedAnswers::Hit> CachedAnswers::find(
+    const std::string& key, const std::string& question, const kb::KnowledgeBase& knowledge,
+    const std::shared_ptr<const filter::RuleSet>& rules, Reach reach, std::vector<float>* vector) {
   std::optional<store::CachedAnswer> cached = stores_.answers_l1->get(key);
   if (!cached && reach == Reach::kEvery && stores_.answers_l2) {
     auto l2 = stores_.answers_l2->get(key);
@@ -42,8 +42,10 @@ std::optional<CachedAnswers::Hit> CachedAnswers::find(const std::string& key,
     }
   }
   if (!cached) return std::nullopt;
+  std::optional<std::string> text = filter::filter_whole(rules, cached->text);
+  if (!text) return std::nullopt;
   if (stores_.answer_log) stores_.answer_log->record(key);
-  Hit hit{std::move(cached->text), {}};
+  Hit hit{std::move(*text), {}};
   for (const auto& id : cached->citations) {
     if (const kb::Entry* e = knowledge.find(id)) hit.citations.push_back({e->id, e->title, ""});
   }

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "desk/answer.h"
+#include "filter/rule_set.h"
 #include "kb/knowledge_base.h"
 #include "obs/leak_watchdog.h"
 #include "store/cache/semantic_cache.h"
@@ -38,11 +40,15 @@ class CachedAnswers {
                 std::size_t semantic_entries);
 
   // The answer kept under `key` (store::answer_key(question, knowledge.version())), or nullopt.
+  // Answers are shared by every tenant of the knowledge base, but each tenant's content rules
+  // apply to what its customers read: a kept answer passes `rules` (the asking tenant's) as a
+  // generated one would, masked where they mask; one they refuse is a miss (the turn generates).
   // With kEvery, `vector` receives the question's embedding when it was computed (L1 and L2
   // missed and `knowledge` embeds the question), so that retrieval need not compute it again.
   // A hit is counted in the answer access log. L2 being down is a miss, never an error.
   std::optional<Hit> find(const std::string& key, const std::string& question,
-                          const kb::KnowledgeBase& knowledge, Reach reach,
+                          const kb::KnowledgeBase& knowledge,
+                          const std::shared_ptr<const filter::RuleSet>& rules, Reach reach,
                           std::vector<float>* vector = nullptr);
 
   // Keeps a generated answer under `key` in L1 and L2, and under `vector` (when not empty) in the

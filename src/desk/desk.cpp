@@ -128,11 +128,12 @@ std::optional<Answer> Desk::answer_from_cache(const std::string& tenant,
   timer.start("cache");
   if (!options_.generate || check_message(question, options_.max_question_characters))
     return std::nullopt;
-  const filter::InputVerdict verdict = rules_.for_tenant(tenant)->check_input(question);
+  const auto& rules = rules_.for_tenant(tenant);
+  const filter::InputVerdict verdict = rules->check_input(question);
   if (verdict.decision != filter::Decision::kAllow) return std::nullopt;
   const auto knowledge = knowledge_.current();
   auto hit = answers_.find(store::answer_key(question, knowledge->version()), question, *knowledge,
-                           CachedAnswers::Reach::kInProcess);
+                           rules, CachedAnswers::Reach::kInProcess);
   if (!hit) return std::nullopt;
   Answer answer;
   answer.text = std::move(hit->text);

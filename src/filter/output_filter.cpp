@@ -49,6 +49,15 @@ std::string OutputFilter::finish() {
   return advance(true);
 }
 
+std::optional<std::string> filter_whole(std::shared_ptr<const RuleSet> rules,
+                                        std::string_view text) {
+  OutputFilter filter(std::move(rules));
+  std::string safe = filter.push(text);
+  safe += filter.finish();
+  if (filter.stopped()) return std::nullopt;
+  return safe;
+}
+
 std::vector<RuleHit> OutputFilter::take_flags() {
   std::vector<RuleHit> flags;
   flags.swap(flags_);

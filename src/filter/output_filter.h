@@ -86,4 +86,9 @@ class OutputFilter {
   bool finished_ = false;
 };
 
+// Filters a whole text given at once (an answer kept from before, served again): the text
+// masked where mask rules matched, or nullopt when a refuse rule matched anywhere in it.
+std::optional<std::string> filter_whole(std::shared_ptr<const RuleSet> rules,
+                                        std::string_view text);
+
 }  // namespace supportd::filter

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include "api/access.h"
 #include "api/routes.h"
@@ -46,6 +47,9 @@ struct DeskServerOptions {
   // --model NAME=PATH ... does; router() reaches it.
   std::vector<std::string> versions;
   int max_answer_tokens = 256;  // DeskOptions::max_answer_tokens: a generated answer's length
+  // Tenants with their own content rules: tenant -> the rule file's text (filter/rule_file.h).
+  // Every other tenant has the default rules (refuse "bomb" and "炸弹").
+  std::map<std::string, std::string> tenant_rules;
 };
 
 // A request's headers.
@@ -96,6 +100,13 @@ class DeskServer {
                                  "refuse violence word: 炸弹\n";
     desk::TenantRules rules;
     rules.fallback = std::move(filter::RuleSet::load(rules_file)).value();
+    for (const auto& [tenant, text] : given.tenant_rules) {
+      const std::string file = (data_ / (tenant + ".rules")).string();
+      std::ofstream(file) << text;
+      auto loaded = filter::RuleSet::load(file);
+      EXPECT_TRUE(loaded.ok()) << (loaded.ok() ? "" : loaded.error().message);
+      if (loaded.ok()) rules.tenants[tenant] = std::move(loaded).value();
+    }
     desk::DeskOptions desk_options;
     desk_options.generate = given.generate;
     desk_options.max_answer_tokens = given.max_answer_tokens;

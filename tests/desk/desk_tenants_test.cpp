@@ -3,7 +3,8 @@
 // customer key (the widget's) and an agent key, plus the admin key. One tenant's keys cannot
 // read, write to, rate, hand off, take, reply to, close or list the other's conversations, not
 // with the other's real session ids and not with ids forged from them; the agent routes need an
-// agent key and the admin routes the admin key. No key shows in a log line or a kept trace.
+// agent key and the admin routes the admin key. No key shows in a log line or a kept trace. An
+// answer cached for one tenant reaches another only through that tenant's own content rules.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -293,6 +294,44 @@ TEST(DeskKeys, NoKeyInAnyLogLineOrTrace) {
                                     std::string(kAdmin), std::string(kShop).substr(3, 16)}) {
     EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in the log:\n" << text;
     EXPECT_EQ(traces.find(secret), std::string::npos) << secret << " in a trace:\n" << traces;
+  }
+}
+
+// Answers are cached across tenants (they share the knowledge base), but what one tenant's
+// customers read passes that tenant's content rules, cached or not: shop2 refuses every
+// generated character, so the answer kept for shop must not reach shop2 from the cache.
+TEST(DeskTenantRules, AnAnswerKeptForOneTenantReachesAnotherOnlyThroughItsRules) {
+  DeskServer server({.generate = true,
+                     .keys = keys(),
+                     .tenant_rules = {{"shop2",
+                                       "notice: shop2 does not say that.\n"
+                                       "refuse everything output regex: .\n"}}});
+  const std::string question = "Could you write a short poem about a lighthouse and its keeper?";
+  const auto first = server.post("/v1/answer", json::object{{"question", question}}, bearer(kShop));
+  ASSERT_EQ(first.status, 200) << first.body;
+  const json::value generated = json::parse(first.body);
+  ASSERT_EQ(generated.at("source"), json::value("model")) << first.body;
+  const std::string kept(generated.at("text").as_string());
+  ASSERT_FALSE(kept.empty()) << first.body;
+  const auto again = server.post("/v1/answer", json::object{{"question", question}}, bearer(kShop));
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(json::parse(again.body).at("source"), json::value("cache")) << again.body;
+
+  // Both ways shop2 can ask: the one-shot answer (its in-process cache path on the HTTP thread)
+  // and a conversation (the cache stage of a turn).
+  const auto one_shot =
+      server.post("/v1/answer", json::object{{"question", question}}, bearer(kShop2));
+  const std::string session = server.new_session(bearer(kShop2), "bob");
+  const auto in_session = server.post("/v1/sessions/" + session + "/messages",
+                                      json::object{{"text", question}}, bearer(kShop2));
+  ASSERT_EQ(one_shot.status, 200) << one_shot.body;
+  ASSERT_EQ(in_session.status, 200) << in_session.body;
+  for (const json::value& answer :
+       {json::parse(one_shot.body), json::parse(in_session.body).at("answer")}) {
+    EXPECT_NE(answer.at("source"), json::value("cache")) << answer;
+    const std::string text(answer.at("text").as_string());
+    EXPECT_EQ(text.find(kept), std::string::npos) << answer;
+    EXPECT_NE(text.find("shop2 does not say that."), std::string::npos) << answer;
   }
 }
 

@@ -237,6 +237,14 @@ TEST_F(OutputFilterTest, ArbitraryBytesAlwaysComeOutAsValidUtf8) {
   }
 }
 
+TEST_F(OutputFilterTest, AWholeTextIsMaskedOrRefusedAsItsStreamWouldBe) {
+  EXPECT_EQ(filter_whole(rules_, "damn, acct-1234567 is yours"), "****, ************ is yours");
+  EXPECT_EQ(filter_whole(rules_, "Sure! To make a bomb you need"), std::nullopt);
+  EXPECT_EQ(filter_whole(rules_, "a refund is fine in an answer"), "a refund is fine in an answer");
+  EXPECT_EQ(filter_whole(rules_, ""), "");
+  EXPECT_EQ(filter_whole(RuleSet::empty(), "bomb \xE7\x82"), "bomb \xEF\xBF\xBD");
+}
+
 TEST(OutputFilterNoRulesTest, PassesTextThroughAtOnce) {
   OutputFilter filter(RuleSet::empty());
   EXPECT_EQ(filter.push("bomb \xE7\x82"), "bomb ");

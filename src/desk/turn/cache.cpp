@@ -9,8 +9,8 @@ namespace supportd::desk {
 Turn::Next Turn::answer_from_cache() {
   if (!context_.options.generate) return Next::kContinue;  // only generated answers are cached
   key_ = store::answer_key(text_, knowledge_->version());
-  auto hit =
-      context_.answers.find(key_, text_, *knowledge_, CachedAnswers::Reach::kEvery, &vector_);
+  auto hit = context_.answers.find(key_, text_, *knowledge_, context_.rules.for_tenant(tenant_),
+                                   CachedAnswers::Reach::kEvery, &vector_);
   if (!hit) return Next::kContinue;
   answer_.citations = std::move(hit->citations);
   return reply(AnswerSource::kCache, std::move(hit->text));
