@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "api/access.h"
 #include "api/desk_handlers.h"
 #include "api/desk_socket.h"
 #include "api/fault_handlers.h"
@@ -77,8 +78,19 @@ http::Router make_router(Services& s) {
   own("GET", "/v1/stats", bind(stats));
   own("GET", "/metrics", bind(metrics));
   own("GET", "/v1/alerts", bind(alerts));
-  own("GET", "/v1/traces", bind(list_traces));
-  own("GET", "/v1/traces/{trace_id}", bind(get_trace));
+  // Traces show every tenant's requests as they were, paths with session ids included (a
+  // session id and the widget's public key read a conversation): with API keys, which keep
+  // tenants apart, they are the admin key's (404 without one, as /admin); without keys, where
+  // every caller is the one tenant "anonymous", as open as the rest of the API.
+  auto tenants_apart = [&](const std::string& method, const std::string& pattern, auto handler) {
+    if (s.access != nullptr && s.access->keys_required()) {
+      own(method, pattern, s.admin_key.guard(bind(handler)));
+    } else {
+      own(method, pattern, bind(handler));
+    }
+  };
+  tenants_apart("GET", "/v1/traces", list_traces);
+  tenants_apart("GET", "/v1/traces/{trace_id}", get_trace);
   // Administration (behind the admin key).
   admin("POST", "/admin/faults", add_fault);
   admin("GET", "/admin/faults", list_faults);

@@ -347,7 +347,7 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
 
   // The slow requests show the injected stage.
   std::string marked;
-  if (auto traces = server.json_of("GET", "/v1/traces?limit=50", false)) {
+  if (auto traces = server.json_of("GET", "/v1/traces?limit=50", true)) {
     for (const auto& trace : traces->at("traces").as_array()) {
       for (const auto& stage : trace.at("stages").as_array()) {
         if (stage.at("name").as_string() == "fault decode" && marked.empty())

@@ -1,7 +1,8 @@
 // The pages on a server that requires API keys: the agent console asks for a key on 401, works
 // with it (polling, since a browser's WebSocket cannot send the key), and a widget without a
 // key shows the server's own error message instead of hanging (in Chinese, the widget's own
-// text for the error's code).
+// text for the error's code). The dashboard's kept traces (every tenant's requests) wait for the
+// admin key, which it asks for; an agent's key does not show them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { startSupportd, synthesizeModel } from './supportd.mjs';
 import { bounded, demoKnowledgeBase, launchBrowser, newPage, open, screenshot } from './web_helpers.mjs';
 
 const KEY = 'sk-lumen-agents-7c1f';
+const ADMIN = 'sk-lumen-admin-0d5e9a7b3c';
 let server;
 let browser;
 let dir;
@@ -20,8 +22,11 @@ before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'supportd-web-keys-'));
   const config = path.join(dir, 'supportd.toml');
   writeFileSync(config, `[[api_keys]]\nkey = "${KEY}"\ntenant = "lumen"\nrole = "agent"\n`);
+  const adminKey = path.join(dir, 'admin.key');
+  writeFileSync(adminKey, `${ADMIN}\n`);
+  // Every request counts as slow, so there are traces to keep.
   server = await startSupportd(['--model', model, '--data-dir', path.join(dir, 'data'), '--kb', demoKnowledgeBase(),
-                                '--config', config]);
+                                '--config', config, '--admin-key-file', adminKey, '--trace-slow-ms', '0.001']);
   browser = await launchBrowser();
 });
 
@@ -115,5 +120,36 @@ test('a Chinese widget without a key says so in Chinese', bounded, async () => {
   await panel.getByRole('alert').getByText('出错了：本网站的客服服务未获授权').waitFor({ timeout: 10000 });
   await panel.getByText('在线客服暂时不可用。').waitFor();
   assert.equal(await panel.getByText(message).count(), 0, 'the English message is not shown');
+  await page.close();
+});
+
+test('the dashboard shows the kept traces to the admin key only', bounded, async () => {
+  for (const key of [undefined, KEY]) {
+    const refused = await fetch(`${server.url}/v1/traces`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    assert.equal(refused.status, 401);
+    await refused.arrayBuffer();
+  }
+
+  const page = await newPage(browser.context, 'dashboard-keys');
+  await open(page, `${server.url}/dashboard`);
+  // The statistics need no key; the traces panel asks for the admin key, and the key form stays.
+  await page.getByRole('status').getByText('Live').waitFor({ timeout: 10000 });
+  const note = page.locator('#traces-key');
+  await note.waitFor({ state: 'visible', timeout: 10000 });
+  const keyField = page.getByLabel('API key');
+  await page.waitForTimeout(1500);  // a statistics poll or two later, the form is still there
+  assert.equal(await keyField.isVisible(), true);
+  await screenshot(page, 'dashboard-needs-admin-key');
+
+  // An agent's key is not enough; the admin key lists the kept requests.
+  await keyField.fill(KEY);
+  await page.getByRole('button', { name: 'Use key' }).click();
+  await page.waitForTimeout(3500);  // a traces poll later
+  assert.equal(await note.isVisible(), true);
+  await keyField.fill(ADMIN);
+  await page.getByRole('button', { name: 'Use key' }).click();
+  // (The newest kept requests: the dashboard's own polls, each "slow" on this server.)
+  await page.locator('#traces button[data-trace]', { hasText: 'GET /v1/' }).first().waitFor({ timeout: 10000 });
+  assert.equal(await note.isVisible(), false);
   await page.close();
 });

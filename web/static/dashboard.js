@@ -6,7 +6,7 @@
 import { api, ApiError, apiKey, setApiKey, el } from './client.js';
 import { alertsFor, startAlerts } from './dashboard_alerts.js';
 import { deskRates, deskSeries, drawDesk } from './dashboard_desk.js';
-import { startTraces } from './dashboard_traces.js';
+import { startTraces, tracesWantKey } from './dashboard_traces.js';
 import { drawVersions } from './dashboard_versions.js';
 import { fmt } from './format.js';
 
@@ -322,7 +322,7 @@ async function poll() {
     failures = 0;
     lastOk = sample.t;
     $('alert').hidden = true;
-    $('key-form').hidden = !apiKey();
+    $('key-form').hidden = !apiKey() && !tracesWantKey();
     document.body.classList.remove('stale');
     setConnection(`Live · updated ${new Date(sample.t).toLocaleTimeString()}`, 'live');
     drawTiles(stats, sample.rates);

@@ -8,6 +8,12 @@ import { fmt } from './format.js';
 const $ = (id) => document.getElementById(id);
 const INTERVAL_MS = 3000;
 let open = null;  // the trace id whose waterfall is shown
+let wantsKey = false;  // the server shows its traces to the admin key only (it has API keys)
+
+// Whether the panel waits for the admin key (dashboard.js keeps the key form shown then).
+export function tracesWantKey() {
+  return wantsKey;
+}
 
 // Spans in tree order (each after its parent, siblings by start), with their depth.
 export function treeOrder(spans) {
@@ -88,7 +94,11 @@ async function poll() {
   try {
     drawList(await api('GET', '/v1/traces?limit=20', { timeout: 3000 }));
     $('traces-off').hidden = true;
+    wantsKey = false;
+    $('traces-key').hidden = true;
   } catch (e) {
+    wantsKey = e instanceof ApiError && e.status === 401;
+    $('traces-key').hidden = !wantsKey;
     if (e instanceof ApiError && e.status === 404) {
       $('traces-off').hidden = false;
       $('traces-panel').querySelector('.table-wrap').hidden = true;
