@@ -141,7 +141,8 @@ shadow = next(v for v in admin("GET", "/admin/models")["versions"]
 
 def describe_shadow(name, figures):
     return (f"shadow onto {name}: {figures['copies']} copies, {figures['dropped']} dropped "
-            f"(queue full), {figures['errors']} errors, {figures['completed']} completed, "
+            f"(queue full), {figures.get('expired', 0)} expired (no gap in time), "
+            f"{figures['errors']} errors, {figures['completed']} completed, "
             f"{figures['compared']} compared, exact "
             f"{figures['exact_match_rate']:.2f}, word overlap {figures['token_overlap']:.2f}, "
             f"shadow TTFT p99 {figures['ttft_p99_ms']:.0f} ms")

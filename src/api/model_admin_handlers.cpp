@@ -127,6 +127,7 @@ http::Response routes_answer(const router::RouterEngine& models) {
   const router::ShadowLimits limits = shadows.limits();
   json::object queue{{"capacity", limits.capacity},
                      {"concurrency", limits.concurrency},
+                     {"max_age_ms", limits.max_age.count()},
                      {"waiting", shadows.waiting()},
                      {"running", shadows.running()}};
   return http::Response::json(200,

@@ -12,6 +12,7 @@ namespace router = engine::router;
 json::object shadow_json(const router::ShadowSummary& shadow) {
   return {{"copies", shadow.copies},
           {"dropped", shadow.dropped},
+          {"expired", shadow.expired},
           {"errors", shadow.errors},
           {"completed", shadow.completed},
           {"compared", shadow.compared},

@@ -201,6 +201,12 @@ void declare_admin(OptionTable& table, ServeConfig& config) {
       .value("shadow-concurrency", config.shadow.concurrency, 2,
              "Shadow copies running on their versions at once, in the lowest priority class")
       .between(1, 256);
+  admin
+      .duration<milliseconds>("shadow-max-age-ms", config.shadow.max_age, 60000,
+                              "A shadow copy not ended this long after its request came is "
+                              "given up (it computes only in the callers' gaps) and counted "
+                              "as expired")
+      .between(100, 3600000);
   table.rule([&config] {
     if (config.faults && !config.admin_key.configured())
       return Status(

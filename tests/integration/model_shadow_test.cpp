@@ -5,14 +5,16 @@
 // slow (a drill's decode delay on the class "low", which only shadows have) changes nothing of
 // the caller's answers; a full shadow queue drops copies and counts them; bad shadow input is
 // answered 400 naming the field; a copy computes only while no caller's request is in any
-// engine. Per version: requests and TTFT / ITL / E2E percentiles in
-// /metrics (version="..."), /v1/stats and /admin/models.
+// engine, and one that finds no gap expires (counted) and frees its place. Per version: requests
+// and TTFT / ITL / E2E percentiles in /metrics (version="..."), /v1/stats and /admin/models.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "model_router_fixture.h"
@@ -170,6 +172,51 @@ TEST_F(ModelShadowTest, AFullShadowQueueDropsTheCopyAndCountsIt) {
   EXPECT_GE(shadow.at("dropped").as_int64(), 3);  // at most one running and one waiting
   const std::string metrics = get("/metrics");
   EXPECT_NE(metrics.find(R"(supportd_shadow_dropped_total{version="v2"})"), std::string::npos);
+}
+
+TEST_F(ModelShadowTest, ACopyThatFindsNoGapExpiresAndGivesItsPlaceBack) {
+  // One copy running, none more waiting for long: a copy not ended 300 ms after its request
+  // came is given up.
+  shadow_limits_ = {1, 1, std::chrono::milliseconds(300)};
+  start();
+  // The caller's request keeps a request in the foreground for about 1.6 s (40 decode steps,
+  // each 40 ms longer): its copy finds no gap in that time.
+  delay_decode(40, "normal");
+  shadow_onto("v2", 100);
+  std::atomic<bool> caller_done{false};
+  HttpResult long_reply;
+  std::thread caller([&] {
+    long_reply = http_request(
+        server_->port(), "POST", "/v1/completions",
+        R"({"prompt":"Where is my parcel?","max_tokens":40,"ignore_eos":true})", kJson);
+    caller_done = true;
+  });
+  const std::int64_t expired =
+      wait_for_shadow("v2", "expired", [](std::int64_t n) { return n >= 1; });
+  const bool expired_while_the_caller_ran = !caller_done.load();
+  caller.join();
+  ASSERT_EQ(long_reply.status, 200) << long_reply.body;
+  EXPECT_EQ(expired, 1);
+  EXPECT_TRUE(expired_while_the_caller_ran);
+  json::value shadow = version_json("v2").at("shadow");
+  EXPECT_EQ(shadow.at("completed").as_int64(), 0) << shadow;
+  EXPECT_EQ(shadow.at("errors").as_int64(), 0) << shadow;  // given up, not failed
+
+  // Its place is free again: the next request's copy runs in the gap after it and completes.
+  const HttpResult next = http_request(server_->port(), "POST", "/v1/completions",
+                                       R"({"prompt":"Where is my parcel?","max_tokens":2})", kJson);
+  ASSERT_EQ(next.status, 200) << next.body;
+  EXPECT_EQ(wait_for_shadow("v2", "completed", [](std::int64_t n) { return n >= 1; }), 1);
+  shadow = version_json("v2").at("shadow");
+  EXPECT_EQ(shadow.at("expired").as_int64(), 1) << shadow;
+  EXPECT_EQ(json::parse(admin("GET", "/admin/routes").body)
+                .at("shadow_queue")
+                .at("max_age_ms")
+                .as_int64(),
+            300);
+  const std::string metrics = get("/metrics");
+  EXPECT_NE(metrics.find(R"(supportd_shadow_expired_total{version="v2"} 1)"), std::string::npos)
+      << metrics;
 }
 
 TEST_F(ModelShadowTest, BadShadowInputIsRefusedNamingTheField) {

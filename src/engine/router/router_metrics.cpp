@@ -42,6 +42,8 @@ void expose_router_metrics(obs::Registry& registry, const RouterEngine& router) 
                         "Requests copied to each shadow version and queued");
   auto& dropped = family(registry, "supportd_shadow_dropped_total",
                          "Copies dropped because the shadow queue was full");
+  auto& expired = family(registry, "supportd_shadow_expired_total",
+                         "Copies given up because they had not ended within --shadow-max-age");
   auto& shadow_errors =
       family(registry, "supportd_shadow_errors_total", "Shadow copies that failed or were refused");
   auto& compared = family(registry, "supportd_shadow_compared_total",
@@ -69,6 +71,7 @@ void expose_router_metrics(obs::Registry& registry, const RouterEngine& router) 
       if (shadow.copies + shadow.dropped == 0) continue;  // never a shadow
       copies.with({name}).set(static_cast<double>(shadow.copies));
       dropped.with({name}).set(static_cast<double>(shadow.dropped));
+      expired.with({name}).set(static_cast<double>(shadow.expired));
       shadow_errors.with({name}).set(static_cast<double>(shadow.errors));
       compared.with({name}).set(static_cast<double>(shadow.compared));
       exact.with({name}).set(shadow.exact_match_rate);

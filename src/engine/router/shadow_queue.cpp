@@ -24,6 +24,9 @@ class ShadowSink final : public GenerationSink {
              std::function<void()> on_end)
       : figures_(std::move(figures)), pair_(std::move(pair)), on_end_(std::move(on_end)) {}
 
+  // The queue gives the copy up: the cancel that follows counts as expired, not as an error.
+  void expire() { expired_.store(true); }
+
   void on_text(std::string_view text) override {
     if (!first_token_seen_) {
       first_token_seen_ = true;
@@ -35,6 +38,8 @@ class ShadowSink final : public GenerationSink {
     figures_->e2e_ms.observe(milliseconds_since(submitted_));
     const bool complete = is_answer(completion.reason);
     if (complete) figures_->completed.fetch_add(1);
+    if (completion.reason == FinishReason::kCancelled && expired_.load())
+      figures_->expired.fetch_add(1);
     if (completion.reason == FinishReason::kError || completion.reason == FinishReason::kDeadline)
       figures_->errors.fetch_add(1);
     pair_->shadow_ended(std::move(text_), complete);
@@ -46,8 +51,9 @@ class ShadowSink final : public GenerationSink {
   const std::shared_ptr<AnswerPair> pair_;
   const std::function<void()> on_end_;
   const Clock::time_point submitted_ = Clock::now();
-  std::string text_;               // the engine's thread alone touches it
-  bool first_token_seen_ = false;  // likewise
+  std::atomic<bool> expired_{false};  // set by the queue before it cancels the copy
+  std::string text_;                  // the engine's thread alone touches it
+  bool first_token_seen_ = false;     // likewise
 };
 
 }  // namespace
@@ -56,6 +62,7 @@ ShadowSummary summarize(const ShadowFigures& figures) {
   ShadowSummary summary;
   summary.copies = figures.copies.load();
   summary.dropped = figures.dropped.load();
+  summary.expired = figures.expired.load();
   summary.errors = figures.errors.load();
   summary.completed = figures.completed.load();
   summary.compared = figures.compared.load();
@@ -106,6 +113,7 @@ bool ShadowQueue::offer(ShadowCopy copy) {
   {
     std::lock_guard lock(state_->mutex);
     if (!stopped_ && waiting_.size() < limits_.capacity) {
+      copy.offered = Clock::now();
       waiting_.push_back(std::move(copy));
       figures.copies.fetch_add(1);
       state_->wake.notify_one();
@@ -140,11 +148,24 @@ int ShadowQueue::running() const {
 
 void ShadowQueue::run(std::stop_token stop) {
   std::unique_lock lock(state_->mutex);
+  auto can_start = [this] {
+    return !waiting_.empty() && state_->running.load() < limits_.concurrency;
+  };
   while (!stop.stop_requested()) {
-    const bool can_start = state_->wake.wait_for(lock, stop, kLook, [this] {
-      return !waiting_.empty() && state_->running.load() < limits_.concurrency;
-    });
-    if (!can_start) continue;
+    // Wakes for a copy to start, or every kLook to give up the copies past their age.
+    state_->wake.wait_for(lock, stop, kLook, can_start);
+    std::deque<ShadowCopy> expired;
+    std::vector<Running> cancels = take_expired(Clock::now(), expired);
+    if (!expired.empty() || !cancels.empty()) {
+      lock.unlock();
+      for (const Running& copy : cancels) {
+        copy.expire();
+        if (const auto engine = copy.engine.lock()) engine->cancel(copy.id);
+      }
+      expired.clear();  // their engine references go outside the mutex
+      lock.lock();
+    }
+    if (stop.stop_requested() || !can_start()) continue;
     ShadowCopy copy = std::move(waiting_.front());
     waiting_.pop_front();
     state_->running.fetch_add(1);
@@ -155,6 +176,24 @@ void ShadowQueue::run(std::stop_token stop) {
   }
 }
 
+std::vector<ShadowQueue::Running> ShadowQueue::take_expired(Clock::time_point now,
+                                                            std::deque<ShadowCopy>& expired) {
+  const auto max_age = limits_.max_age;
+  // Copies wait in the order they were offered: the oldest first.
+  while (!waiting_.empty() && now - waiting_.front().offered >= max_age) {
+    waiting_.front().figures->expired.fetch_add(1);
+    expired.push_back(std::move(waiting_.front()));
+    waiting_.pop_front();
+  }
+  std::vector<Running> cancels;
+  for (Running& copy : state_->copies) {
+    if (copy.cancelled || copy.id == 0 || now - copy.offered < max_age) continue;
+    copy.cancelled = true;
+    cancels.push_back(copy);
+  }
+  return cancels;
+}
+
 void ShadowQueue::start(ShadowCopy copy, const Prepare& prepare) {
   ShadowFigures& figures = *copy.figures;
   const auto state = state_;
@@ -163,13 +202,37 @@ void ShadowQueue::start(ShadowCopy copy, const Prepare& prepare) {
     state->running.fetch_sub(1);
     return;
   }
-  auto sink = std::make_shared<ShadowSink>(copy.figures, copy.pair, [state] {
+  std::uint64_t ticket = 0;
+  auto forget = [state](std::uint64_t ticket) {
+    std::lock_guard lock(state->mutex);
+    std::erase_if(state->copies, [ticket](const Running& copy) { return copy.ticket == ticket; });
+  };
+  {
+    std::lock_guard lock(state->mutex);
+    ticket = ++state->tickets;
+  }
+  auto sink = std::make_shared<ShadowSink>(copy.figures, copy.pair, [state, ticket, forget] {
+    forget(ticket);
     state->running.fetch_sub(1);
     state->wake.notify_one();
   });
-  if (!copy.engine->submit(std::move(copy.request), std::move(sink))) {
+  {
+    std::lock_guard lock(state->mutex);
+    state->copies.push_back(
+        {ticket, copy.offered, copy.engine, 0, [weak = std::weak_ptr<ShadowSink>(sink)] {
+           if (const auto sink = weak.lock()) sink->expire();
+         }});
+  }
+  const auto submitted = copy.engine->submit(std::move(copy.request), std::move(sink));
+  if (!submitted) {
+    forget(ticket);
     figures.errors.fetch_add(1);  // the sink is never called
     state->running.fetch_sub(1);
+    return;
+  }
+  std::lock_guard lock(state->mutex);
+  for (Running& running : state->copies) {
+    if (running.ticket == ticket) running.id = *submitted;  // gone when it has ended already
   }
 }
 

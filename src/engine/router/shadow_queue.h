@@ -4,13 +4,17 @@
 // answer agrees with the answer production gave (agreement.h), are recorded in the shadow
 // version's ShadowFigures. The caller never waits for a copy: offering one takes a mutex held
 // for a push, never a call into an engine; a full queue drops the copy and counts it. A copy
-// that fails, is refused or is slow touches only its own figures.
+// that fails, is refused or is slow touches only its own figures. A copy computes only in the
+// callers' gaps (GenerationRequest::background), so under a load without gaps it could wait
+// for ever: one not ended `max_age` after it was offered expires (not started when waiting,
+// cancelled when running; counted), giving its place back and keeping the comparisons recent.
 //
 // Thread-safety: every method may be called from any thread; copies end on their engine's
 // thread, which only counts and compares (no wait on anything but a short mutex).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -19,6 +23,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/engine.h"
 #include "obs/metrics.h"
@@ -28,12 +33,15 @@ namespace supportd::engine::router {
 struct ShadowLimits {
   std::size_t capacity = 16;  // copies waiting to start; one more is dropped (and counted)
   int concurrency = 2;        // copies running on shadow engines at once
+  // A copy not ended this long after it was offered expires (and is counted).
+  std::chrono::milliseconds max_age{60000};
 };
 
 // What the copies sent to one version add up to; shared with the sinks of its copies.
 struct ShadowFigures {
   std::atomic<std::int64_t> copies{0};     // accepted into the queue
   std::atomic<std::int64_t> dropped{0};    // refused: the queue was full
+  std::atomic<std::int64_t> expired{0};    // not ended within ShadowLimits::max_age
   std::atomic<std::int64_t> errors{0};     // not submitted, refused, or ended in an error
   std::atomic<std::int64_t> completed{0};  // ended with an answer (a stop or the length)
   std::atomic<std::int64_t> compared{0};   // completed, and production's answer completed too
@@ -47,6 +55,7 @@ struct ShadowFigures {
 struct ShadowSummary {
   std::int64_t copies = 0;
   std::int64_t dropped = 0;
+  std::int64_t expired = 0;
   std::int64_t errors = 0;
   std::int64_t completed = 0;
   std::int64_t compared = 0;
@@ -86,6 +95,7 @@ class AnswerPair {
 // One copy waiting to run.
 struct ShadowCopy {
   GenerationRequest request;       // already in the low class, without a deadline
+  Clock::time_point offered;       // set by ShadowQueue::offer; the copy's age counts from it
   std::shared_ptr<Engine> engine;  // the shadow version's (keeping the version alive)
   std::shared_ptr<ShadowFigures> figures;
   std::shared_ptr<AnswerPair> pair;
@@ -119,15 +129,29 @@ class ShadowQueue {
   int running() const;
 
  private:
+  // A copy submitted to its engine and not ended yet (its id is 0 until submit returns).
+  struct Running {
+    std::uint64_t ticket = 0;
+    Clock::time_point offered;
+    std::weak_ptr<Engine> engine;  // weak: the last reference must not go on an engine's thread
+    Engine::RequestId id = 0;
+    std::function<void()> expire;  // marks the copy's sink: its cancel counts as expired
+    bool cancelled = false;        // expired already, its cancel sent
+  };
   // Shared with the sinks of running copies, which may end after the queue is gone.
   struct State {
     std::mutex mutex;
     std::condition_variable_any wake;
     std::atomic<int> running{0};
+    std::vector<Running> copies;  // guarded by mutex: the running copies
+    std::uint64_t tickets = 0;    // guarded by mutex
   };
 
   void run(std::stop_token stop);
   void start(ShadowCopy copy, const Prepare& prepare);
+  // Under state_->mutex: takes the waiting copies past `max_age` (into `expired`, counted) and
+  // marks the running ones, returning what to cancel once the mutex is released.
+  std::vector<Running> take_expired(Clock::time_point now, std::deque<ShadowCopy>& expired);
 
   const std::shared_ptr<State> state_ = std::make_shared<State>();
   std::deque<ShadowCopy> waiting_;  // guarded by state_->mutex
