@@ -3,19 +3,27 @@
 
 namespace supportd::engine::llama {
 
-ComputeGate::Turn ComputeGate::enter(sched::Priority priority) {
+ComputeGate::Turn ComputeGate::enter(sched::Priority priority, bool prompt) {
   const auto klass = static_cast<std::size_t>(priority);
+  const std::size_t prompts = 2 * klass;
+  const std::size_t decodes = prompts + 1;
+  const std::size_t lane = prompt ? prompts : decodes;
+  auto waits = [this](std::size_t l) { return issued_[l] != served_[l]; };
   std::unique_lock lock(mutex_);
-  const std::uint64_t ticket = issued_[klass]++;
+  const std::uint64_t ticket = issued_[lane]++;
   changed_.wait(lock, [&] {
-    if (busy_ || served_[klass] != ticket) return false;
-    for (std::size_t better = 0; better < klass; ++better) {
-      if (issued_[better] != served_[better]) return false;
+    if (busy_ || served_[lane] != ticket) return false;
+    for (std::size_t better = 0; better < prompts; ++better) {
+      if (waits(better)) return false;
     }
-    return true;
+    // Within the class: a prompt step first, unless the decode step waiting was passed once.
+    return prompt ? !(waits(decodes) && passed_[klass]) : !(waits(prompts) && !passed_[klass]);
   });
   busy_ = true;
-  ++served_[klass];
+  ++served_[lane];
+  // Served after this one, the waiting decode step's next passing is refused; served, the
+  // next decode step may be passed once again.
+  passed_[klass] = prompt && waits(decodes);
   return Turn(this);
 }
 
@@ -62,8 +70,8 @@ int ComputeGate::in_foreground() const {
 int ComputeGate::waiting() const {
   std::lock_guard lock(mutex_);
   std::uint64_t count = 0;
-  for (std::size_t klass = 0; klass < issued_.size(); ++klass)
-    count += issued_[klass] - served_[klass];
+  for (std::size_t lane = 0; lane < issued_.size(); ++lane)
+    count += issued_[lane] - served_[lane];
   return static_cast<int>(count);
 }
 

@@ -6,7 +6,12 @@
 // minute at 50/50 on two cores). Through the gate the engines' steps take turns instead, each
 // with every core.
 // Turns go to the best class waiting (a step's class is that of its best sequence), first come
-// first served within a class.
+// first served within a class, except that a step starting a prompt (one holding a prefill
+// chunk of a request that has no token yet) goes before the steps of its class that only
+// decode, each of which it may pass once: with two versions taking turns (a canary), a new
+// request's prefill would otherwise wait behind the other version's decode step, a whole pass
+// over its weights, and time to first token is what callers feel. A decode-only step waits at
+// most one prompt step more than first come first served would make it.
 // Background work (a shadow's copies: nobody waits for their answers) computes only in the
 // gaps: an engine whose every request is background steps only while no request of any engine
 // of the process is in the foreground (Foreground, held from submit to finish). Waiting for a
@@ -71,8 +76,9 @@ class ComputeGate {
   };
 
   // Waits for the turn of a step of class `priority`: no step computing, none of a better
-  // class waiting, and every earlier one of its class served.
-  Turn enter(sched::Priority priority);
+  // class waiting, and every earlier one of its class served, save that a step starting a
+  // prompt (`prompt`) goes before a decode-only step of its class that was not yet passed once.
+  Turn enter(sched::Priority priority, bool prompt = false);
 
   // A request entering the foreground (see Foreground).
   Foreground foreground();
@@ -95,11 +101,16 @@ class ComputeGate {
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  bool busy_ = false;                                          // guarded by mutex_
-  int foreground_ = 0;                                         // guarded by mutex_
-  std::uint64_t foreground_entries_ = 0;                       // guarded by mutex_
-  std::array<std::uint64_t, sched::kPriorityCount> issued_{};  // tickets per class, guarded
-  std::array<std::uint64_t, sched::kPriorityCount> served_{};  // turns per class, guarded
+  bool busy_ = false;                     // guarded by mutex_
+  int foreground_ = 0;                    // guarded by mutex_
+  std::uint64_t foreground_entries_ = 0;  // guarded by mutex_
+  // Two lanes per class, first come first served in each: 2 * class for the steps starting a
+  // prompt, 2 * class + 1 for the decode-only ones.
+  static constexpr std::size_t kLanes = 2 * sched::kPriorityCount;
+  std::array<std::uint64_t, kLanes> issued_{};  // tickets per lane, guarded by mutex_
+  std::array<std::uint64_t, kLanes> served_{};  // turns per lane, guarded by mutex_
+  // Per class: the first decode-only step waiting was passed by a prompt step already.
+  std::array<bool, sched::kPriorityCount> passed_{};  // guarded by mutex_
 };
 
 // The gate every engine of this process computes through.

@@ -129,10 +129,15 @@ void Loop::step(bool background) {
                      batch_.n_tokens > decode_tokens && batch_.n_tokens >= kAttentionTileRows;
   // The cores, in turn with the process's other engines, at the class of the step's best
   // sequence; the step's time starts when it has them.
+  // A step that starts a prompt (a request without its first token) goes before the other
+  // engines' decode-only steps of its class.
   auto best = sched::Priority::kLow;
-  for (const Planned& p : planned)
+  bool starts_prompt = false;
+  for (const Planned& p : planned) {
     best = std::min(best, p.sequence->request.priority);
-  ComputeGate::Turn turn = process_compute_gate().enter(best);
+    starts_prompt = starts_prompt || !p.sequence->has_first_token;
+  }
+  ComputeGate::Turn turn = process_compute_gate().enter(best, starts_prompt);
   const auto started = Clock::now();
   const double predicted_ms = split ? step_time_.predict(decode_tokens) +
                                           step_time_.predict(batch_.n_tokens - decode_tokens)

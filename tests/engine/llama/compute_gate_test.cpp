@@ -1,5 +1,6 @@
 // The compute gate (engine/llama/compute_gate.h): one step at a time, the best class waiting
-// first, first come first served within a class; gaps for background work open only while no
+// first, first come first served within a class but for a step starting a prompt, which passes
+// a decode-only step once; gaps for background work open only while no
 // request is in the foreground.
 #include "engine/llama/compute_gate.h"
 
@@ -10,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace supportd::engine::llama {
@@ -65,6 +67,35 @@ TEST(ComputeGate, TheBestClassWaitingGoesFirstThenFirstComeFirstServed) {
   for (auto& thread : threads)
     thread.join();
   EXPECT_EQ(order, (std::vector<std::string>{"high", "normal A", "normal B", "low"}));
+}
+
+TEST(ComputeGate, AStepStartingAPromptPassesADecodeStepOfItsClassOnce) {
+  ComputeGate gate;
+  ComputeGate::Turn held = gate.enter(Priority::kNormal);
+  std::mutex mutex;
+  std::vector<std::string> order;
+  std::vector<std::thread> threads;
+  // Queued one after the other (true: the step starts a prompt).
+  const std::vector<std::tuple<std::string, Priority, bool>> arrivals = {
+      {"decode A", Priority::kNormal, false}, {"prompt A", Priority::kNormal, true},
+      {"prompt B", Priority::kNormal, true},  {"decode low", Priority::kLow, false},
+      {"prompt low", Priority::kLow, true},   {"decode B", Priority::kNormal, false}};
+  for (std::size_t i = 0; i < arrivals.size(); ++i) {
+    threads.emplace_back([&, i] {
+      const auto& [name, priority, prompt] = arrivals[i];
+      const ComputeGate::Turn turn = gate.enter(priority, prompt);
+      std::lock_guard lock(mutex);
+      order.push_back(name);
+    });
+    ASSERT_TRUE(wait_for_waiting(gate, static_cast<int>(i) + 1));
+  }
+  held.release();
+  for (auto& thread : threads)
+    thread.join();
+  // Decode A is passed once (by prompt A), then goes before prompt B, which then passes decode
+  // B; a prompt never goes before a better class.
+  EXPECT_EQ(order, (std::vector<std::string>{"prompt A", "decode A", "prompt B", "decode B",
+                                             "prompt low", "decode low"}));
 }
 
 TEST(ComputeGate, ALowerClassComputesOnceNoBetterOneWaits) {
