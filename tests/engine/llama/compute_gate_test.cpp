@@ -11,7 +11,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 namespace supportd::engine::llama {
@@ -44,58 +43,54 @@ TEST(ComputeGate, OneStepAtATime) {
   EXPECT_EQ(gate.waiting(), 0);
 }
 
-TEST(ComputeGate, TheBestClassWaitingGoesFirstThenFirstComeFirstServed) {
+// A step queued at the gate: its name, class, and whether it starts a prompt.
+struct Arrival {
+  std::string name;
+  Priority priority;
+  bool prompt = false;
+};
+
+// The order in which `arrivals`, queued one after the other behind a step computing, get their
+// turns once it ends.
+std::vector<std::string> turns_of(const std::vector<Arrival>& arrivals) {
   ComputeGate gate;
   ComputeGate::Turn held = gate.enter(Priority::kNormal);
   std::mutex mutex;
   std::vector<std::string> order;
   std::vector<std::thread> threads;
-  // Queued one after the other: low, normal A, high, normal B.
-  const std::vector<std::pair<std::string, Priority>> arrivals = {{"low", Priority::kLow},
-                                                                  {"normal A", Priority::kNormal},
-                                                                  {"high", Priority::kHigh},
-                                                                  {"normal B", Priority::kNormal}};
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
     threads.emplace_back([&, i] {
-      const ComputeGate::Turn turn = gate.enter(arrivals[i].second);
+      const ComputeGate::Turn turn = gate.enter(arrivals[i].priority, arrivals[i].prompt);
       std::lock_guard lock(mutex);
-      order.push_back(arrivals[i].first);
+      order.push_back(arrivals[i].name);
     });
-    ASSERT_TRUE(wait_for_waiting(gate, static_cast<int>(i) + 1));
+    EXPECT_TRUE(wait_for_waiting(gate, static_cast<int>(i) + 1));
   }
   held.release();
   for (auto& thread : threads)
     thread.join();
-  EXPECT_EQ(order, (std::vector<std::string>{"high", "normal A", "normal B", "low"}));
+  return order;
+}
+
+TEST(ComputeGate, TheBestClassWaitingGoesFirstThenFirstComeFirstServed) {
+  EXPECT_EQ(turns_of({{"low", Priority::kLow},
+                      {"normal A", Priority::kNormal},
+                      {"high", Priority::kHigh},
+                      {"normal B", Priority::kNormal}}),
+            (std::vector<std::string>{"high", "normal A", "normal B", "low"}));
 }
 
 TEST(ComputeGate, AStepStartingAPromptPassesADecodeStepOfItsClassOnce) {
-  ComputeGate gate;
-  ComputeGate::Turn held = gate.enter(Priority::kNormal);
-  std::mutex mutex;
-  std::vector<std::string> order;
-  std::vector<std::thread> threads;
-  // Queued one after the other (true: the step starts a prompt).
-  const std::vector<std::tuple<std::string, Priority, bool>> arrivals = {
-      {"decode A", Priority::kNormal, false}, {"prompt A", Priority::kNormal, true},
-      {"prompt B", Priority::kNormal, true},  {"decode low", Priority::kLow, false},
-      {"prompt low", Priority::kLow, true},   {"decode B", Priority::kNormal, false}};
-  for (std::size_t i = 0; i < arrivals.size(); ++i) {
-    threads.emplace_back([&, i] {
-      const auto& [name, priority, prompt] = arrivals[i];
-      const ComputeGate::Turn turn = gate.enter(priority, prompt);
-      std::lock_guard lock(mutex);
-      order.push_back(name);
-    });
-    ASSERT_TRUE(wait_for_waiting(gate, static_cast<int>(i) + 1));
-  }
-  held.release();
-  for (auto& thread : threads)
-    thread.join();
   // Decode A is passed once (by prompt A), then goes before prompt B, which then passes decode
   // B; a prompt never goes before a better class.
-  EXPECT_EQ(order, (std::vector<std::string>{"prompt A", "decode A", "prompt B", "decode B",
-                                             "prompt low", "decode low"}));
+  EXPECT_EQ(turns_of({{"decode A", Priority::kNormal, false},
+                      {"prompt A", Priority::kNormal, true},
+                      {"prompt B", Priority::kNormal, true},
+                      {"decode low", Priority::kLow, false},
+                      {"prompt low", Priority::kLow, true},
+                      {"decode B", Priority::kNormal, false}}),
+            (std::vector<std::string>{"prompt A", "decode A", "prompt B", "decode B", "prompt low",
+                                      "decode low"}));
 }
 
 TEST(ComputeGate, ALowerClassComputesOnceNoBetterOneWaits) {
