@@ -175,12 +175,11 @@ TEST_F(ModelShadowTest, AFullShadowQueueDropsTheCopyAndCountsIt) {
 }
 
 TEST_F(ModelShadowTest, ACopyThatFindsNoGapExpiresAndGivesItsPlaceBack) {
-  // One copy running, none more waiting for long: a copy not ended 300 ms after its request
-  // came is given up.
-  shadow_limits_ = {1, 1, std::chrono::milliseconds(300)};
+  // One copy running, one waiting: a copy not ended 1.5 s after its request came is given up.
+  shadow_limits_ = {1, 1, std::chrono::milliseconds(1500)};
   start();
-  // The caller's request keeps a request in the foreground for about 1.6 s (40 decode steps,
-  // each 40 ms longer): its copy finds no gap in that time.
+  // The caller's request stays in the foreground for at least 2.4 s (60 decode steps, each
+  // 40 ms longer): its copy finds no gap in that time.
   delay_decode(40, "normal");
   shadow_onto("v2", 100);
   std::atomic<bool> caller_done{false};
@@ -188,7 +187,7 @@ TEST_F(ModelShadowTest, ACopyThatFindsNoGapExpiresAndGivesItsPlaceBack) {
   std::thread caller([&] {
     long_reply = http_request(
         server_->port(), "POST", "/v1/completions",
-        R"({"prompt":"Where is my parcel?","max_tokens":40,"ignore_eos":true})", kJson);
+        R"({"prompt":"Where is my parcel?","max_tokens":60,"ignore_eos":true})", kJson);
     caller_done = true;
   });
   const std::int64_t expired =
@@ -202,9 +201,10 @@ TEST_F(ModelShadowTest, ACopyThatFindsNoGapExpiresAndGivesItsPlaceBack) {
   EXPECT_EQ(shadow.at("completed").as_int64(), 0) << shadow;
   EXPECT_EQ(shadow.at("errors").as_int64(), 0) << shadow;  // given up, not failed
 
-  // Its place is free again: the next request's copy runs in the gap after it and completes.
+  // Its place is free again: the next request's copy runs in the gap after it and completes
+  // (one token: the caller has no delayed decode step, so the copy has nearly its whole age).
   const HttpResult next = http_request(server_->port(), "POST", "/v1/completions",
-                                       R"({"prompt":"Where is my parcel?","max_tokens":2})", kJson);
+                                       R"({"prompt":"Where is my parcel?","max_tokens":1})", kJson);
   ASSERT_EQ(next.status, 200) << next.body;
   EXPECT_EQ(wait_for_shadow("v2", "completed", [](std::int64_t n) { return n >= 1; }), 1);
   shadow = version_json("v2").at("shadow");
@@ -213,7 +213,7 @@ TEST_F(ModelShadowTest, ACopyThatFindsNoGapExpiresAndGivesItsPlaceBack) {
                 .at("shadow_queue")
                 .at("max_age_ms")
                 .as_int64(),
-            300);
+            1500);
   const std::string metrics = get("/metrics");
   EXPECT_NE(metrics.find(R"(supportd_shadow_expired_total{version="v2"} 1)"), std::string::npos)
       << metrics;
