@@ -10,6 +10,7 @@
 
 #include "app/version_name.h"
 #include "core/http_url.h"
+#include "engine/llama/compute_gate.h"
 #include "engine/llama/llama_engine.h"
 #include "engine/upstream/upstream_engine.h"
 #include "model/fingerprint.h"
@@ -38,7 +39,9 @@ engine::router::VersionLoader version_loader(const ServeConfig& config,
     return loader;
   }
   loader.inspect = [version]() -> Result<engine::router::VersionFacts> {
-    auto print = model::fingerprint_model(version.path);
+    // Hashed in turns with the engines serving meanwhile (compute_gate.h), a piece a turn.
+    engine::llama::SharedWork work(engine::llama::process_compute_gate());
+    auto print = model::fingerprint_model(version.path, [&work] { work.yield(); });
     if (!print) return print.error();
     return engine::router::VersionFacts{print->path,
                                         print->sha256,

@@ -43,15 +43,22 @@ class Sha256 {
   std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> context_;
 };
 
-Result<std::string> file_sha256(const std::string& path) {
+Result<std::string> file_sha256(const std::string& path,
+                                const std::function<void()>& between_pieces) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
   if (!file) return Error::make(ErrorCode::kIo, "cannot open " + path);
   Sha256 sha;
   std::vector<char> buffer(1 << 20);
+  std::size_t piece = 0;  // bytes hashed since the last call of between_pieces
   while (true) {
     const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), file.get());
     if (got > 0) sha.add(buffer.data(), got);
     if (got < buffer.size()) break;
+    piece += got;
+    if (between_pieces && piece >= kFingerprintPiece) {
+      between_pieces();
+      piece = 0;
+    }
   }
   if (std::ferror(file.get())) return Error::make(ErrorCode::kIo, "reading " + path + " failed");
   return sha.finish();
@@ -59,10 +66,11 @@ Result<std::string> file_sha256(const std::string& path) {
 
 }  // namespace
 
-Result<Fingerprint> fingerprint_model(const std::string& path) {
+Result<Fingerprint> fingerprint_model(const std::string& path,
+                                      const std::function<void()>& between_pieces) {
   auto info = read_model_info(path);
   if (!info) return info.error();
-  auto sha = file_sha256(path);
+  auto sha = file_sha256(path, between_pieces);
   if (!sha) return sha.error();
   Fingerprint print;
   print.path = path;

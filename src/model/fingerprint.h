@@ -4,7 +4,9 @@
 // Thread-safety: pure functions (they read the file).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "core/status.h"
@@ -20,9 +22,13 @@ struct Fingerprint {
   std::string chat_template_sha256;  // empty without a chat template
 };
 
-// Reads `path` whole (it streams: a large file needs no memory). Errors: read_model_info's
+// Reads `path` whole (it streams: a large file needs no memory). `between_pieces`, when set,
+// is called after each piece of kFingerprintPiece bytes is hashed (to share the CPU: a serving
+// process hashes a new version's file in turns with its engines). Errors: read_model_info's
 // (not found, not GGUF, truncated), kIo when reading fails midway.
-Result<Fingerprint> fingerprint_model(const std::string& path);
+inline constexpr std::size_t kFingerprintPiece = std::size_t{16} << 20;
+Result<Fingerprint> fingerprint_model(const std::string& path,
+                                      const std::function<void()>& between_pieces = {});
 
 // True when `text` is 64 hex digits (either case).
 bool is_sha256_hex(const std::string& text);

@@ -75,6 +75,15 @@ int ComputeGate::waiting() const {
   return static_cast<int>(count);
 }
 
+SharedWork::SharedWork(ComputeGate& gate) : gate_(gate) {
+  turn_.emplace(gate_.enter(sched::Priority::kNormal));
+}
+
+void SharedWork::yield() {
+  turn_.reset();
+  turn_.emplace(gate_.enter(sched::Priority::kNormal));
+}
+
 ComputeGate& process_compute_gate() {
   static ComputeGate gate;
   return gate;

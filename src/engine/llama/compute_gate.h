@@ -27,6 +27,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "sched/priority.h"
@@ -111,6 +112,23 @@ class ComputeGate {
   std::array<std::uint64_t, kLanes> served_{};  // turns per lane, guarded by mutex_
   // Per class: the first decode-only step waiting was passed by a prompt step already.
   std::array<bool, sched::kPriorityCount> passed_{};  // guarded by mutex_
+};
+
+// CPU work of another kind done in turns with the engines' steps (a model file hashed and
+// loaded while other versions serve): it holds a turn while it works and gives the turn back
+// between pieces (yield), so that no step computes beside it, where llama.cpp's spinning
+// barriers would lose time slices to it, and a step waits at most one piece. Its turns are the
+// normal class's decode lane: the callers' prompts pass it. Not thread-safe: one thread's work.
+class SharedWork {
+ public:
+  // Takes the first turn.
+  explicit SharedWork(ComputeGate& gate);
+  // Lets the steps waiting now go first, then takes a turn again.
+  void yield();
+
+ private:
+  ComputeGate& gate_;
+  std::optional<ComputeGate::Turn> turn_;
 };
 
 // The gate every engine of this process computes through.

@@ -10,6 +10,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/llama/compute_gate.h"
+
 #include "gguf.h"
 #include "llama.h"
 
@@ -93,6 +95,15 @@ Result<std::unique_ptr<Model>> Model::load(const std::string& path, const std::s
   llama_model_params params = llama_model_default_params();
   params.n_gpu_layers = 0;
   params.use_extra_bufts = repack;
+  // Loading (reading, and repacking the weights into this CPU's faster layouts) is seconds of
+  // CPU: in a serving process it takes turns with the engines' steps, a turn per tensor
+  // (llama.cpp reports progress after each), rather than running beside them.
+  SharedWork work(process_compute_gate());
+  params.progress_callback = [](float, void* data) {
+    static_cast<SharedWork*>(data)->yield();
+    return true;
+  };
+  params.progress_callback_user_data = &work;
   llama_model* raw = llama_model_load_from_file(path.c_str(), params);
   if (raw == nullptr) {
     return Error::make(ErrorCode::kCorrupt,

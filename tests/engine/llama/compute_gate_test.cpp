@@ -1,7 +1,7 @@
 // The compute gate (engine/llama/compute_gate.h): one step at a time, the best class waiting
 // first, first come first served within a class but for a step starting a prompt, which passes
 // a decode-only step once; gaps for background work open only while no
-// request is in the foreground.
+// request is in the foreground; other work (a model being loaded) takes turns in pieces.
 #include "engine/llama/compute_gate.h"
 
 #include <gtest/gtest.h>
@@ -91,6 +91,32 @@ TEST(ComputeGate, AStepStartingAPromptPassesADecodeStepOfItsClassOnce) {
                       {"decode B", Priority::kNormal, false}}),
             (std::vector<std::string>{"prompt A", "decode A", "prompt B", "decode B", "prompt low",
                                       "decode low"}));
+}
+
+TEST(ComputeGate, SharedWorkComputesAloneAndLetsTheWaitingStepsGoBetweenPieces) {
+  ComputeGate gate;
+  SharedWork work(gate);  // a model file being loaded, say
+  std::atomic<int> steps{0};
+  std::thread step([&] {
+    const ComputeGate::Turn turn = gate.enter(Priority::kNormal);
+    ++steps;
+  });
+  ASSERT_TRUE(wait_for_waiting(gate, 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(steps.load(), 0);  // no step computes beside the work
+  work.yield();                // between two pieces: the step waiting goes, then the work again
+  EXPECT_EQ(steps.load(), 1);
+  step.join();
+  std::atomic<bool> entered{false};
+  std::thread later([&] {
+    const ComputeGate::Turn turn = gate.enter(Priority::kHigh);
+    entered = true;
+  });
+  ASSERT_TRUE(wait_for_waiting(gate, 1));
+  EXPECT_FALSE(entered);  // the work holds its turn again
+  work.yield();
+  EXPECT_TRUE(entered);
+  later.join();
 }
 
 TEST(ComputeGate, ALowerClassComputesOnceNoBetterOneWaits) {
