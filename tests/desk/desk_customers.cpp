@@ -76,14 +76,19 @@ std::map<int, int> CustomerLoad::refusals() const {
 
 void CustomerLoad::run(Customer& customer, int max_messages, bool stop_when_unanswered) {
   const std::string path = "/v1/sessions/" + customer.session + "/messages";
-  while (!stopping_ && customer.sent < max_messages) {
-    const std::string text = customer_text(customer.number, customer.sent, text_length_);
-    ++customer.sent;
+  while (!stopping_ && sent_by(customer) < max_messages) {
+    std::string text;
+    {
+      std::lock_guard lock(customers_mutex_);
+      text = customer_text(customer.number, customer.sent, text_length_);
+      ++customer.sent;
+    }
     const auto r = http_request(port_, "POST", path, json::serialize(json::object{{"text", text}}));
     if (r.status == 200) {
       const json::object body = json::parse(r.body).as_object();
-      customer.acknowledged.push_back({body.at("message_seq_id").as_int64(), "user", text});
       const json::object& answer = body.at("answer").as_object();
+      std::lock_guard lock(customers_mutex_);
+      customer.acknowledged.push_back({body.at("message_seq_id").as_int64(), "user", text});
       if (answer.at("seq_id").as_int64() > 0)
         customer.acknowledged.push_back({answer.at("seq_id").as_int64(), "assistant",
                                          std::string(answer.at("text").as_string())});
@@ -104,11 +109,23 @@ void CustomerLoad::run(Customer& customer, int max_messages, bool stop_when_unan
   }
 }
 
+int CustomerLoad::sent_by(const Customer& customer) const {
+  std::lock_guard lock(customers_mutex_);
+  return customer.sent;
+}
+
+std::vector<Acknowledged> CustomerLoad::acknowledged_by(const Customer& customer) const {
+  std::lock_guard lock(customers_mutex_);
+  return customer.acknowledged;
+}
+
 HistoryCount CustomerLoad::count_history(std::uint16_t port) const {
   HistoryCount count;
   for (const Customer& customer : customers_) {
     const std::string who = "customer " + std::to_string(customer.number) + ": ";
-    count.acknowledged += static_cast<int>(customer.acknowledged.size());
+    // Acknowledged before the history is read: each must be in it.
+    const std::vector<Acknowledged> acknowledged = acknowledged_by(customer);
+    count.acknowledged += static_cast<int>(acknowledged.size());
     // The whole history, a page of the API's largest at a time from the newest back (a fast
     // customer acknowledges more than one page in a long load), oldest first.
     std::vector<json::value> pages;
@@ -133,6 +150,8 @@ HistoryCount CustomerLoad::count_history(std::uint16_t port) const {
       count.problems.push_back(who + failed);
       continue;
     }
+    // Sent after the history was read: every message in it was sent by then.
+    const int sent = sent_by(customer);
     std::vector<json::value> oldest_first;
     for (auto page = pages.rbegin(); page != pages.rend(); ++page)
       for (const json::value& value : page->at("messages").as_array())
@@ -152,7 +171,7 @@ HistoryCount CustomerLoad::count_history(std::uint16_t port) const {
       if (entry.role == "user") {
         // Whole, one this customer sent, and after the one before it.
         int number = -1;
-        for (int candidate = previous_number + 1; candidate < customer.sent; ++candidate)
+        for (int candidate = previous_number + 1; candidate < sent; ++candidate)
           if (customer_text(customer.number, candidate, text_length_) == entry.text)
             number = candidate;
         if (number < 0)
@@ -162,15 +181,15 @@ HistoryCount CustomerLoad::count_history(std::uint16_t port) const {
       }
       stored[entry.seq_id] = std::move(entry);
     }
-    for (const Acknowledged& acknowledged : customer.acknowledged) {
-      const auto found = stored.find(acknowledged.seq_id);
-      if (found != stored.end() && found->second.role == acknowledged.role &&
-          found->second.text == acknowledged.text) {
+    for (const Acknowledged& kept : acknowledged) {
+      const auto found = stored.find(kept.seq_id);
+      if (found != stored.end() && found->second.role == kept.role &&
+          found->second.text == kept.text) {
         ++count.found;
         stored.erase(found);
       } else {
-        count.problems.push_back(who + "acknowledged " + acknowledged.role + " seq_id " +
-                                 std::to_string(acknowledged.seq_id) + " is missing or changed");
+        count.problems.push_back(who + "acknowledged " + kept.role + " seq_id " +
+                                 std::to_string(kept.seq_id) + " is missing or changed");
       }
     }
     for (const auto& [seq_id, entry] : stored)

@@ -64,7 +64,8 @@ class CustomerLoad {
 
   // Reads every conversation back from the server at `port` (GET .../messages) and counts it
   // against what was acknowledged: every acknowledged message there, in seq_id order, with its
-  // seq_id, role and text; every customer message there one this customer sent, whole.
+  // seq_id, role and text; every customer message there one this customer sent, whole. Safe
+  // while the customers write: what was acknowledged before the read must be in it.
   HistoryCount count_history(std::uint16_t port) const;
 
  private:
@@ -74,10 +75,14 @@ class CustomerLoad {
     int sent = 0;  // messages attempted (the last may be in flight when the server died)
     std::vector<Acknowledged> acknowledged;
   };
+  // `customer`'s sent and acknowledged, read under customers_mutex_.
+  int sent_by(const Customer& customer) const;
+  std::vector<Acknowledged> acknowledged_by(const Customer& customer) const;
   void run(Customer& customer, int max_messages, bool stop_when_unanswered);
 
   std::atomic<std::uint16_t> port_;
   std::size_t text_length_;
+  mutable std::mutex customers_mutex_;  // guards each Customer's sent and acknowledged
   std::vector<Customer> customers_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stopping_{false};
