@@ -42,7 +42,7 @@ std::optional<CachedAnswers::Hit> CachedAnswers::find(
     }
   }
   if (!cached) return std::nullopt;
-  std::optional<std::string> text = filter::filter_whole(rules, cached->text);
+  std::optional<std::string> text = filter::filter_whole(rules, std::move(cached->text));
   if (!text) return std::nullopt;
   if (stores_.answer_log) stores_.answer_log->record(key);
   Hit hit{std::move(*text), {}};

@@ -87,8 +87,8 @@ class OutputFilter {
 };
 
 // Filters a whole text given at once (an answer kept from before, served again): the text
-// masked where mask rules matched, or nullopt when a refuse rule matched anywhere in it.
-std::optional<std::string> filter_whole(std::shared_ptr<const RuleSet> rules,
-                                        std::string_view text);
+// masked where mask rules matched, or nullopt when a refuse rule matched anywhere in it. Valid
+// UTF-8 that no rule applies to (`rules` has none for output) is returned as it came, not copied.
+std::optional<std::string> filter_whole(std::shared_ptr<const RuleSet> rules, std::string text);
 
 }  // namespace supportd::filter

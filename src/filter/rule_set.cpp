@@ -144,6 +144,10 @@ const std::string& RuleSet::notice() const {
   return compiled_->notice;
 }
 
+bool RuleSet::filters_output() const {
+  return compiled_->output.database != nullptr;
+}
+
 std::size_t RuleSet::longest_output_match() const {
   return std::max(compiled_->longest_output_word, compiled_->longest_output_regex);
 }

@@ -60,6 +60,8 @@ class RuleSet {
   const std::string& notice() const;
   // The most text (normalized bytes) an OutputFilter may hold back: its longest possible match.
   std::size_t longest_output_match() const;
+  // Whether any rule applies to output (false: an OutputFilter passes text through as it is).
+  bool filters_output() const;
 
   // Longest word or regular-expression match a rule that applies to output may have, in
   // normalized bytes; longer rules are rejected at load so streams stay responsive.

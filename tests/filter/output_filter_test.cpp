@@ -242,6 +242,7 @@ TEST_F(OutputFilterTest, AWholeTextIsMaskedOrRefusedAsItsStreamWouldBe) {
   EXPECT_EQ(filter_whole(rules_, "Sure! To make a bomb you need"), std::nullopt);
   EXPECT_EQ(filter_whole(rules_, "a refund is fine in an answer"), "a refund is fine in an answer");
   EXPECT_EQ(filter_whole(rules_, ""), "");
+  EXPECT_EQ(filter_whole(RuleSet::empty(), "bomb 炸弹"), "bomb 炸弹");  // nothing for output
   EXPECT_EQ(filter_whole(RuleSet::empty(), "bomb \xE7\x82"), "bomb \xEF\xBF\xBD");
 }
 
