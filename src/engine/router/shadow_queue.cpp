@@ -202,25 +202,24 @@ void ShadowQueue::start(ShadowCopy copy, const Prepare& prepare) {
     state->running.fetch_sub(1);
     return;
   }
-  std::uint64_t ticket = 0;
   auto forget = [state](std::uint64_t ticket) {
     std::lock_guard lock(state->mutex);
     std::erase_if(state->copies, [ticket](const Running& copy) { return copy.ticket == ticket; });
   };
+  // The copy is among the running (its id still 0) before its engine can end it.
+  std::shared_ptr<ShadowSink> sink;
+  std::uint64_t ticket = 0;
   {
     std::lock_guard lock(state->mutex);
     ticket = ++state->tickets;
-  }
-  auto sink = std::make_shared<ShadowSink>(copy.figures, copy.pair, [state, ticket, forget] {
-    forget(ticket);
-    state->running.fetch_sub(1);
-    state->wake.notify_one();
-  });
-  {
-    std::lock_guard lock(state->mutex);
+    sink = std::make_shared<ShadowSink>(copy.figures, copy.pair, [state, ticket, forget] {
+      forget(ticket);
+      state->running.fetch_sub(1);
+      state->wake.notify_one();
+    });
     state->copies.push_back(
         {ticket, copy.offered, copy.engine, 0, [weak = std::weak_ptr<ShadowSink>(sink)] {
-           if (const auto sink = weak.lock()) sink->expire();
+           if (const auto alive = weak.lock()) alive->expire();
          }});
   }
   const auto submitted = copy.engine->submit(std::move(copy.request), std::move(sink));
