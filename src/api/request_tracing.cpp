@@ -51,9 +51,9 @@ class TracedRequest final : public http::RequestWatch {
       }
     }
     trace_ = tracer.start(parents == 1 ? parent : std::string_view(), state);
-    const std::string_view given = request.header("x-request-id");
-    given_request_id_ = usable_request_id(given);
-    trace_->set_request_id(given_request_id_ ? std::string(given) : trace_->root_id().hex());
+    // Without a usable X-Request-Id of the caller's the request's id is its root span's.
+    if (const std::string_view given = request.header("x-request-id"); usable_request_id(given))
+      trace_->set_request_id(std::string(given));
     root_ = trace_->begin_root(request.method, trace::SpanKind::kServer);
     scope_.emplace(trace_.get(), trace::SpanId{});
   }
@@ -89,7 +89,7 @@ class TracedRequest final : public http::RequestWatch {
     if (const std::string tenant = trace_->tenant(); !tenant.empty())
       root_.set("supportd.tenant", tenant);
     // A request id of its own is the span's id: said once, by the span.
-    if (given_request_id_) root_.set("supportd.request_id", trace_->request_id());
+    if (trace_->has_given_request_id()) root_.set("supportd.request_id", trace_->request_id());
     root_.end_ns = trace_->now_ns();
     if (!exchange.written) {
       root_.events.push_back({root_.end_ns, "client went away", {}});
@@ -118,7 +118,6 @@ class TracedRequest final : public http::RequestWatch {
   std::shared_ptr<trace::RequestTrace> trace_;
   trace::SpanRecord root_;
   std::optional<trace::Scope> scope_;
-  bool given_request_id_ = false;  // the caller's X-Request-Id is the request's id
   bool ended_ = false;
 };
 

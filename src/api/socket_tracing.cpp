@@ -62,7 +62,6 @@ std::shared_ptr<TracedMessage> SocketTracing::begin(std::size_t bytes,
   if (tracer_ == nullptr) return nullptr;
   auto request = tracer_->start_following(*handshake_);
   const std::string name = "WS message " + route_;
-  request->set_request_id(request->root_id().hex());
   request->set_route(name);
   request->set_tenant(tenant);
   trace::SpanRecord root = request->begin_root(name, trace::SpanKind::kServer);

@@ -21,14 +21,14 @@ double ms_between(std::int64_t from_ns, std::int64_t to_ns) {
 }
 
 json::value value_json(const trace::AttributeValue& value) {
-  switch (value.type) {
-    case trace::AttributeValue::Type::kText: return json::value(value.text);
-    case trace::AttributeValue::Type::kInteger: return json::value(value.integer);
-    case trace::AttributeValue::Type::kNumber: return json::value(value.number);
-    case trace::AttributeValue::Type::kFlag: return json::value(value.flag);
+  switch (value.type()) {
+    case trace::AttributeValue::Type::kText: return json::value(value.text());
+    case trace::AttributeValue::Type::kInteger: return json::value(value.integer());
+    case trace::AttributeValue::Type::kNumber: return json::value(value.number());
+    case trace::AttributeValue::Type::kFlag: return json::value(value.flag());
     case trace::AttributeValue::Type::kTexts: {
       json::array list;
-      for (const auto& item : value.texts)
+      for (const auto& item : value.texts())
         list.emplace_back(item);
       return list;
     }

@@ -53,7 +53,7 @@ struct TracingConfig {
   double sample_ratio = 1.0;  // of the traces started here; a caller's sampled flag wins
   double slow_ms = 1000;      // slower requests are kept, logged and listed; 0: none
   int ring_traces = 256;      // kept slow or failed traces behind GET /v1/traces
-  int queue_spans = 8192;     // spans waiting for the exporter at most; more are dropped
+  int queue_spans = 16384;    // spans waiting for the exporter at most; more are dropped
 };
 
 // Which part of a cluster this process is (docs/operations.md, "Scale-out"): everything in

@@ -49,8 +49,9 @@ void declare_tracing(OptionTable& table, ServeConfig& config) {
   trace.value("trace-ring", t.ring_traces, 256, "Slow or failed traces kept in memory")
       .between(1, 100000);
   trace
-      .value("otlp-queue-spans", t.queue_spans, 8192,
-             "Spans waiting for the exporter at most; more are dropped and counted")
+      .value("otlp-queue-spans", t.queue_spans, 16384,
+             "Spans waiting for the exporter at most (sent in batches of an eighth of it, up "
+             "to 2048); more are dropped and counted")
       .between(1, 1 << 22);
 }
 

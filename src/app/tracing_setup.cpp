@@ -1,6 +1,7 @@
 // serve's tracer options from its flags and the OTEL_* variables (see tracing_setup.h).
 #include "app/tracing_setup.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/http_url.h"
@@ -68,6 +69,9 @@ Result<obs::trace::TracerOptions> tracer_options(const TracingConfig& config,
   exporter.url = std::move(url).value();
   exporter.headers = std::move(headers).value();
   exporter.max_queue_spans = static_cast<std::size_t>(config.queue_spans);
+  // Batches of an eighth of the queue: a few leave while the next ones fill.
+  exporter.max_batch_spans =
+      std::clamp<std::size_t>(exporter.max_queue_spans / 8, 1, exporter.max_batch_spans);
   options.exporter = std::move(exporter);
   return options;
 }

@@ -26,7 +26,8 @@ class StageTimer {
     started_ = Clock::now();
     const obs::trace::Current& current = obs::trace::current();
     trace_ = current.trace != nullptr ? current.trace->shared_from_this() : nullptr;
-    if (trace_) span_ = trace_->begin_span(name, current.span);
+    if (trace_)
+      span_ = trace_->begin_span(name, current.span, obs::trace::SpanKind::kInternal, started_);
   }
   // The running stage's span (empty without a trace): the parent of what the stage does.
   obs::trace::SpanId span() const { return trace_ ? span_.span_id : obs::trace::SpanId{}; }

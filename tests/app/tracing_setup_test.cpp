@@ -85,6 +85,8 @@ TEST(TracingSetup, TheFlagWinsOverTheVariablesAndV1TracesIsAppended) {
   ASSERT_EQ(whole->exporter->headers.size(), 1u);
   EXPECT_EQ(whole->exporter->headers[0].second, "Bearer k");
 
+  EXPECT_EQ(whole->exporter->max_batch_spans, 2048u);  // the default queue's eighth
+
   config.otlp_endpoint = "http://127.0.0.1:9999";
   config.queue_spans = 100;
   auto flag = tracer_options(
@@ -94,6 +96,7 @@ TEST(TracingSetup, TheFlagWinsOverTheVariablesAndV1TracesIsAppended) {
   EXPECT_EQ(flag->exporter->url.host, "127.0.0.1");
   EXPECT_EQ(flag->exporter->url.path, "/v1/traces");
   EXPECT_EQ(flag->exporter->max_queue_spans, 100u);
+  EXPECT_EQ(flag->exporter->max_batch_spans, 12u);  // an eighth of the queue
   EXPECT_EQ(flag->resource.text("service.name"), "desk-eu");
 }
 

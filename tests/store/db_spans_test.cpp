@@ -37,7 +37,7 @@ class TracedRequest {
   obs::trace::Scope scope_;
 };
 
-std::string text_of(const SpanRecord& span, const char* key) {
+std::string text_of(const SpanRecord& span, std::string_view key) {
   const obs::trace::AttributeValue* value = span.find(key);
   const std::string* text = value ? value->if_text() : nullptr;
   return text ? *text : std::string("(missing)");

@@ -43,14 +43,14 @@ std::string_view id_bytes(const Id<N>& id) {
 
 void write_value(ProtobufWriter& w, int field, const AttributeValue& value) {
   const std::size_t any = w.begin(field);
-  switch (value.type) {
-    case AttributeValue::Type::kText: w.bytes(kStringValue, value.text); break;
-    case AttributeValue::Type::kInteger: w.signed_varint(kIntValue, value.integer); break;
-    case AttributeValue::Type::kNumber: w.float64(kDoubleValue, value.number); break;
-    case AttributeValue::Type::kFlag: w.boolean(kBoolValue, value.flag); break;
+  switch (value.type()) {
+    case AttributeValue::Type::kText: w.bytes(kStringValue, value.text()); break;
+    case AttributeValue::Type::kInteger: w.signed_varint(kIntValue, value.integer()); break;
+    case AttributeValue::Type::kNumber: w.float64(kDoubleValue, value.number()); break;
+    case AttributeValue::Type::kFlag: w.boolean(kBoolValue, value.flag()); break;
     case AttributeValue::Type::kTexts: {
       const std::size_t array = w.begin(kArrayValue);
-      for (const auto& item : value.texts) {
+      for (const auto& item : value.texts()) {
         const std::size_t element = w.begin(kArrayValues);
         w.bytes(kStringValue, item);
         w.end(element);
@@ -64,6 +64,19 @@ void write_value(ProtobufWriter& w, int field, const AttributeValue& value) {
 
 void write_attribute(ProtobufWriter& w, int field, std::string_view key,
                      const AttributeValue& value) {
+  // The common case, a short text: every length fits a byte and is known before writing, so
+  // nothing is measured or moved afterwards (a SERVER span has a dozen of these).
+  if (const std::string* text = value.if_text(); text != nullptr && field < 16) {
+    const std::size_t any = 2 + text->size();           // AnyValue{string_value}
+    const std::size_t pair = 2 + key.size() + 2 + any;  // KeyValue{key, value}
+    if (pair < 0x80) {
+      w.begin_sized(field, pair);
+      w.bytes(kKey, key);
+      w.begin_sized(kValue, any);
+      w.bytes(kStringValue, *text);
+      return;
+    }
+  }
   const std::size_t pair = w.begin(field);
   w.bytes(kKey, key);
   write_value(w, kValue, value);

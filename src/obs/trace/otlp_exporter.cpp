@@ -13,6 +13,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+std::atomic<std::uint64_t> next_exporter_id{0};
+
 bool retryable(int status) {
   return status == 429 || status == 502 || status == 503 || status == 504;
 }
@@ -22,7 +24,10 @@ bool retryable(int status) {
 OtlpExporter::OtlpExporter(std::optional<ExporterOptions> options, Resource resource,
                            InstrumentationScope scope, obs::Registry* registry,
                            std::function<void()> on_wake)
-    : options_(std::move(options)), head_(resource, scope), on_wake_(std::move(on_wake)) {
+    : options_(std::move(options)),
+      head_(resource, scope),
+      on_wake_(std::move(on_wake)),
+      id_(next_exporter_id.fetch_add(1) + 1) {
   if (options_) client_ = std::make_unique<OtlpClient>(options_->url, options_->headers);
   if (registry != nullptr) {
     exported_counter_ =
@@ -55,63 +60,121 @@ OtlpExporter::~OtlpExporter() {
 bool OtlpExporter::enqueue(const ExportedTrace& trace) {
   if (client_ == nullptr) return false;
   const std::size_t spans = trace.spans.size();
-  // A full queue refuses before any encoding and without the lock (the thread holds it while it
-  // takes a batch; the request threads would queue behind each other for a refusal).
-  if (queued_spans_.load(std::memory_order_relaxed) + spans > options_->max_queue_spans) {
+  const std::size_t max_queue = options_->max_queue_spans;
+  const std::size_t max_batch = options_->max_batch_spans;
+  // A full queue refuses before any encoding and without a lock (while the collector is away
+  // every request's spans are refused).
+  if (queued_spans_.load(std::memory_order_relaxed) + spans > max_queue) {
     count_dropped(spans, DropReason::kQueueFull);
     return false;
   }
-  // Encoded here, while the spans are in this thread's cache, into this thread's buffer (kept
-  // between calls unless a huge trace made it grow).
-  constexpr std::size_t kKeptBuffer = 64 << 10;
-  thread_local ProtobufWriter encoded;
-  if (encoded.capacity() > kKeptBuffer) encoded = ProtobufWriter();
-  encoded.clear();
-  encode_spans(trace, encoded);
-  bool ready = false;
+  Lane* lane = this->lane();
+  if (lane == nullptr) {
+    count_dropped(spans, DropReason::kQueueFull);
+    return false;
+  }
+  std::vector<Batch> closed;
   {
-    std::lock_guard lock(mutex_);
-    const std::size_t before = queued_spans_.load(std::memory_order_relaxed);
-    if (stopping_ || before + spans > options_->max_queue_spans) {
+    std::lock_guard lock(lane->mutex);
+    if (lane->closed ||
+        queued_spans_.load(std::memory_order_relaxed) + lane->count + spans > max_queue) {
       count_dropped(spans, DropReason::kQueueFull);
       return false;
     }
-    const std::size_t batch_spans = options_->max_batch_spans;
-    if (!queue_.empty() && !queue_.back().closed && queue_.back().count > 0 &&
-        queue_.back().count + spans > batch_spans) {
-      queue_.back().closed = true;  // the trace does not fit: it starts the next batch
-      ready = true;
-    }
-    if (queue_.empty() || queue_.back().closed) {
-      queue_.emplace_back();
-      std::string& bytes = queue_.back().spans;
-      if (!spare_.empty()) {  // a sent batch's memory, already faulted in
-        bytes = std::move(spare_.back());
-        spare_.pop_back();
-        bytes.clear();
-      } else {
-        bytes.reserve(last_batch_bytes_);
-      }
-      bytes.resize(head_.room());
-    }
-    Batch& open = queue_.back();
-    open.spans.append(encoded.data());
-    open.count += spans;
-    if (open.count >= batch_spans) {
-      open.closed = true;
-      last_batch_bytes_ = open.spans.size();
-      ready = true;
-    }
-    queued_spans_.store(before + spans, std::memory_order_relaxed);
-    if (queued_gauge_ != nullptr) queued_gauge_->set(static_cast<double>(before + spans));
+    // A trace is never split between batches: one that does not fit starts the next.
+    if (lane->count > 0 && lane->count + spans > max_batch) closed.push_back(take(*lane));
+    // Encoded here, while the spans are in this thread's cache, straight into the batch.
+    if (lane->open.data().empty()) lane->open.pad(head_.room());
+    encode_spans(trace, lane->open);
+    lane->count += spans;
+    if (lane->count >= max_batch) closed.push_back(take(*lane));
+  }
+  if (closed.empty()) return true;
+  std::string memory;
+  {
+    std::lock_guard lock(mutex_);
+    memory = queue(closed);
   }
   // Wake the thread only when a batch fills: a notify per request would cost a system call.
-  if (ready) wake_up_.notify_one();
+  wake_up_.notify_one();
+  if (!memory.empty()) {
+    std::lock_guard lock(lane->mutex);
+    if (lane->count == 0 && lane->open.capacity() < memory.capacity())
+      lane->open.adopt(std::move(memory));
+  }
   return true;
 }
 
-bool OtlpExporter::batch_ready() const {
-  return !queue_.empty() && queue_.front().closed;
+OtlpExporter::Lane* OtlpExporter::lane() {
+  // The thread's lanes, one per exporter it has used: held here as long as the thread lives
+  // and by the exporter, which forgets a lane once it is the only holder.
+  struct Held {
+    std::uint64_t exporter;
+    std::shared_ptr<Lane> lane;
+  };
+  thread_local std::vector<Held> held;
+  for (const Held& h : held)
+    if (h.exporter == id_) return h.lane.get();
+  std::erase_if(held, [](const Held& h) {  // lanes of exporters that stopped
+    std::lock_guard lock(h.lane->mutex);
+    return h.lane->closed;
+  });
+  auto lane = std::make_shared<Lane>();
+  {
+    std::lock_guard lock(mutex_);
+    if (lanes_closed_) return nullptr;
+    lanes_.push_back(lane);
+  }
+  held.push_back({id_, lane});
+  return lane.get();
+}
+
+OtlpExporter::Batch OtlpExporter::take(Lane& lane) {
+  Batch batch{lane.open.take(), lane.count};
+  lane.count = 0;
+  return batch;
+}
+
+std::string OtlpExporter::queue(std::vector<Batch>& batches) {
+  for (Batch& batch : batches) {
+    if (finished_) {
+      count_dropped(batch.count, DropReason::kShutdown);
+      continue;
+    }
+    queued_spans_.store(queued_spans_.load(std::memory_order_relaxed) + batch.count,
+                        std::memory_order_relaxed);
+    queue_.push_back(std::move(batch));
+  }
+  if (queued_gauge_ != nullptr) queued_gauge_->set(static_cast<double>(queued_spans_));
+  if (spare_.empty()) return {};
+  std::string memory = std::move(spare_.back());
+  spare_.pop_back();
+  return memory;
+}
+
+void OtlpExporter::collect_lanes(bool for_good) {
+  std::vector<std::shared_ptr<Lane>> lanes;
+  std::vector<std::shared_ptr<Lane>> ended;  // their thread has gone: emptied, then forgotten
+  {
+    std::lock_guard lock(mutex_);
+    if (for_good) lanes_closed_ = true;
+    for (auto& lane : lanes_)
+      (lane.use_count() == 1 ? ended : lanes).push_back(lane);
+    lanes_ = lanes;
+  }
+  lanes.insert(lanes.end(), ended.begin(), ended.end());
+  std::vector<Batch> batches;
+  for (auto& lane : lanes) {
+    std::lock_guard lock(lane->mutex);
+    if (lane->count > 0) batches.push_back(take(*lane));
+    if (for_good) {
+      lane->closed = true;
+      lane->open = ProtobufWriter();  // its memory too, while the thread still holds the lane
+    }
+  }
+  std::lock_guard lock(mutex_);
+  if (for_good) lanes_.clear();
+  if (std::string memory = queue(batches); !memory.empty()) spare_.push_back(std::move(memory));
 }
 
 void OtlpExporter::wake() {
@@ -156,15 +219,23 @@ void OtlpExporter::run() {
   const auto delay = options_ ? options_->delay : std::chrono::milliseconds(3600 * 1000);
   std::unique_lock lock(mutex_);
   auto flush_at = Clock::now() + delay;
+  bool collected_for_good = false;
   for (;;) {
-    wake_up_.wait_until(lock, flush_at, [&] { return woken_ || stopping_ || batch_ready(); });
+    wake_up_.wait_until(lock, flush_at, [&] { return woken_ || stopping_ || !queue_.empty(); });
     woken_ = false;
+    const bool stopping = stopping_;
     lock.unlock();
     on_wake_();  // may enqueue
+    const bool timer = Clock::now() >= flush_at;
+    // The open batches join the queue on the timer (a partial batch leaves within `delay`),
+    // and for good at shutdown.
+    if (timer || (stopping && !collected_for_good)) {
+      if (options_) collect_lanes(stopping);
+      collected_for_good = stopping;
+    }
     lock.lock();
     const auto now = Clock::now();
-    const bool timer = now >= flush_at;
-    while (!queue_.empty() && (stopping_ || timer || batch_ready())) {
+    while (!queue_.empty()) {
       if (stopping_ && now >= stop_by_) break;
       Batch batch = std::move(queue_.front());
       queue_.pop_front();
@@ -175,13 +246,15 @@ void OtlpExporter::run() {
       lock.unlock();
       send(batch, deadline);
       lock.lock();
-      // Its memory serves the next batch (a new one would be fresh pages, faulted in again).
+      // Its memory serves a next batch (a new one would be fresh pages, faulted in again).
       if (spare_.size() < kSpareBatches && batch.spans.capacity() <= kSpareBatchBytes)
         spare_.push_back(std::move(batch.spans));
     }
     if (timer) flush_at = Clock::now() + delay;
-    if (stopping_ && (queue_.empty() || Clock::now() >= stop_by_)) break;
+    if (stopping_ && collected_for_good && (queue_.empty() || Clock::now() >= stop_by_)) break;
   }
+  // Batches closed from now on are counted dropped where they close (queue()).
+  finished_ = true;
   std::size_t left = queued_spans_;
   queue_.clear();
   queued_spans_ = 0;

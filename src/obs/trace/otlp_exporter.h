@@ -1,10 +1,14 @@
 // The background exporter: one thread that batches kept spans and POSTs them to an OTLP/HTTP
-// collector as protobuf. Callers never wait for it: enqueue() takes a lock for a push and
-// returns; when the bounded queue is full the spans are dropped and counted
+// collector as protobuf. Callers never wait for it: enqueue() encodes the spans into the
+// calling thread's own open batch (its lane: a lock no other thread takes but the exporter's,
+// once per `delay`) and returns; a full batch joins the queue of closed ones, which the thread
+// sends. When the queue is full the spans are dropped and counted
 // (supportd_trace_spans_dropped_total{reason="queue_full"}). A batch goes out when it is full
-// or `delay` after its first span; 429, 502, 503 and 504 answers and network failures are
-// retried with exponential backoff (a Retry-After wins), within `timeout` per batch; shutdown()
-// sends what is queued within a bound.
+// or within `delay` after its first span; 429, 502, 503 and 504 answers and network failures
+// are retried with exponential backoff (a Retry-After wins), within `timeout` per batch;
+// shutdown() sends what is queued within a bound.
+// Lanes, because one shared batch made every request's spans cross between cores: its lock and
+// the lines it was written to moved from one I/O thread to the other on every request.
 // The thread also runs `on_wake` (the tracer finishes there the traces the engine's thread
 // must not finish) at every wake-up.
 // Thread-safety: enqueue(), wake() and the counters may be used from any thread; shutdown()
@@ -35,8 +39,12 @@ namespace supportd::obs::trace {
 struct ExporterOptions {
   HttpUrl url;                  // where to POST (the collector's .../v1/traces)
   OtlpClient::Headers headers;  // sent with every POST (e.g. an authorization header)
-  std::size_t max_queue_spans = 8192;
-  std::size_t max_batch_spans = 512;
+  // Spans in closed batches and the enqueuing thread's open one; each other thread's open batch
+  // (at most max_batch_spans) comes on top.
+  std::size_t max_queue_spans = 16384;
+  // 2048 and not OpenTelemetry SDKs' 512: at tens of thousands of spans a second each POST's
+  // own cost (the thread's wake-up, the exchange) was most of the export's (bench/trace-cost).
+  std::size_t max_batch_spans = 2048;
   std::chrono::milliseconds delay{1000};     // a partial batch waits at most this long
   std::chrono::milliseconds timeout{10000};  // one batch, its retries included
   std::chrono::milliseconds first_backoff{250};
@@ -55,7 +63,8 @@ class OtlpExporter {
 
   bool exporting() const { return client_ != nullptr; }
   // Queues the trace's spans (encoded); false (counted as dropped) when the queue has no room,
-  // nothing is exported, or the exporter stopped. Never blocks on the network.
+  // nothing is exported, or the exporter stopped. Never blocks on the network; the lock it
+  // takes is the calling thread's own.
   bool enqueue(const ExportedTrace& trace);
   // Runs `on_wake` on the thread soon.
   void wake();
@@ -70,16 +79,30 @@ class OtlpExporter {
 
  private:
   void run();
-  // Encoded spans of one or more traces, POSTed together.
+  // Encoded spans of one or more traces, POSTed together: head_.room() bytes for the request's
+  // head, then ScopeSpans.spans fields (encode_spans), joined; the request is finished in place
+  // when the batch leaves (otlp_encoder.h).
   struct Batch {
-    // head_.room() bytes for the request's head, then ScopeSpans.spans fields (encode_spans),
-    // joined: the request is finished in place when the batch leaves (otlp_encoder.h).
     std::string spans;
     std::size_t count = 0;
-    bool closed = false;  // full, or the next trace did not fit: no more is added
   };
-  // A batch is ready to go when closed (a full one); the open one waits for the timer.
-  bool batch_ready() const;  // REQUIRES: mutex_ held
+  // One thread's open batch.
+  struct Lane {
+    std::mutex mutex;
+    ProtobufWriter open;    // guarded by mutex; empty until its first trace
+    std::size_t count = 0;  // guarded by mutex; spans in `open`
+    bool closed = false;    // guarded by mutex; the exporter stopped: nothing more is added
+  };
+  // The calling thread's lane, made on its first call; null once lanes are closed.
+  Lane* lane();
+  // Takes `lane`'s open batch. REQUIRES: lane.mutex held, lane.count > 0.
+  static Batch take(Lane& lane);
+  // Adds closed batches to the queue (or counts them dropped once the thread has ended) and
+  // returns a sent batch's memory for the next one, when there is one. REQUIRES: mutex_ held.
+  std::string queue(std::vector<Batch>& batches);
+  // Every lane's open batch joins the queue (`for_good`: the lanes take no more, at shutdown),
+  // and lanes whose thread ended are forgotten. Takes mutex_ and each lane's, never together.
+  void collect_lanes(bool for_good);
   // Sends one batch until it succeeds, fails for good, or `deadline` passes.
   void send(Batch& batch, std::chrono::steady_clock::time_point deadline);
   enum class DropReason { kQueueFull, kExportFailed, kShutdown };
@@ -100,15 +123,18 @@ class OtlpExporter {
   std::atomic<std::int64_t> retries_{0};
   std::chrono::steady_clock::time_point last_warning_;  // the thread's own
 
+  const std::uint64_t id_;  // this exporter among the process's: the threads' lane lists' key
   std::mutex mutex_;
   std::condition_variable wake_up_;
-  std::deque<Batch> queue_;           // guarded by mutex_; the back one is open
-  std::size_t last_batch_bytes_ = 0;  // guarded by mutex_; a new batch's reserve
+  std::deque<Batch> queue_;                   // guarded by mutex_; closed batches
+  std::vector<std::shared_ptr<Lane>> lanes_;  // guarded by mutex_
+  bool lanes_closed_ = false;                 // guarded by mutex_; no lane is made any more
+  bool finished_ = false;                     // guarded by mutex_; the thread sends no more
   // Sent batches' memory, reused by the next ones (up to a few, none of a huge one).
-  static constexpr std::size_t kSpareBatches = 2;
+  static constexpr std::size_t kSpareBatches = 4;
   static constexpr std::size_t kSpareBatchBytes = 4u << 20;
   std::vector<std::string> spare_;  // guarded by mutex_
-  // Changed under mutex_; read without it by enqueue()'s early refusal of a full queue.
+  // Spans in closed batches. Changed under mutex_; read without it by enqueue().
   std::atomic<std::size_t> queued_spans_{0};
   bool woken_ = false;                             // guarded by mutex_
   bool stopping_ = false;                          // guarded by mutex_

@@ -38,6 +38,18 @@ class ProtobufWriter {
   // How many bytes begin_sized(field, length) writes.
   static std::size_t header_size(int field, std::size_t length);
 
+  // `bytes` zero bytes: room for what is written there later.
+  void pad(std::size_t bytes) {
+    std::memset(room(bytes), 0, bytes);
+    size_ += bytes;
+  }
+  // Empties the message and takes `memory` as its room (e.g. a sent message's, already
+  // touched), without clearing it.
+  void adopt(std::string memory) {
+    out_ = std::move(memory);
+    out_.resize(out_.capacity());
+    size_ = 0;
+  }
   // Empties the message, keeping its memory (a writer reused for message after message).
   void clear() { size_ = 0; }
   std::string_view data() const { return {out_.data(), size_}; }

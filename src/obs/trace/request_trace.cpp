@@ -1,9 +1,40 @@
 // One request's spans until it ends (see request_trace.h).
 #include "obs/trace/request_trace.h"
 
+#include <limits>
+
 #include "obs/trace/tracer.h"
 
 namespace supportd::obs::trace {
+namespace {
+
+std::int64_t nanoseconds(std::chrono::steady_clock::time_point at) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count();
+}
+
+// Unix nanoseconds at the steady instant `at`: the system clock's offset from the steady clock,
+// read again when a second has passed since the last reading (each reading is a clock call on
+// every request's path otherwise). The offset is stored before the time of its reading, so a
+// thread that sees a recent reading sees its offset (or a later one).
+std::int64_t unix_ns_at(std::chrono::steady_clock::time_point at) {
+  static std::atomic<std::int64_t> offset{0};
+  static std::atomic<std::int64_t> read_at{std::numeric_limits<std::int64_t>::min()};
+  constexpr std::int64_t kRereadAfter = 1'000'000'000;
+  const std::int64_t steady = nanoseconds(at);
+  const std::int64_t last = read_at.load(std::memory_order_acquire);
+  if (steady < last || steady - last > kRereadAfter) {
+    const auto system = std::chrono::system_clock::now();
+    const auto now = std::chrono::steady_clock::now();
+    offset.store(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(system.time_since_epoch()).count() -
+            nanoseconds(now),
+        std::memory_order_relaxed);
+    read_at.store(nanoseconds(now), std::memory_order_release);
+  }
+  return steady + offset.load(std::memory_order_relaxed);
+}
+
+}  // namespace
 
 RequestTrace::RequestTrace(Tracer* tracer, TraceId trace_id, SpanId root_id,
                            std::optional<SpanContext> parent, bool sampled)
@@ -14,9 +45,7 @@ RequestTrace::RequestTrace(Tracer* tracer, TraceId trace_id, SpanId root_id,
       sampled_(sampled),
       tracestate_(parent_ ? parent_->tracestate : std::string()),
       anchor_(std::chrono::steady_clock::now()),
-      anchor_unix_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count()) {
+      anchor_unix_ns_(unix_ns_at(anchor_)) {
   spans_.reserve(4);
 }
 
@@ -44,13 +73,14 @@ std::string RequestTrace::tenant() const {
   return tenant_;
 }
 
-SpanRecord RequestTrace::begin_span(std::string name, SpanId parent, SpanKind kind) const {
+SpanRecord RequestTrace::begin_span(std::string name, SpanId parent, SpanKind kind,
+                                    std::chrono::steady_clock::time_point at) const {
   SpanRecord span;
   span.span_id = random_span_id();
   span.parent_id = parent.empty() ? root_id_ : parent;
   span.name = std::move(name);
   span.kind = kind;
-  span.start_ns = now_ns();
+  span.start_ns = unix_ns(at);
   return span;
 }
 
@@ -60,7 +90,7 @@ SpanRecord RequestTrace::begin_root(std::string name, SpanKind kind) const {
   span.parent_id = remote_parent();
   span.name = std::move(name);
   span.kind = kind;
-  span.start_ns = now_ns();
+  span.start_ns = anchor_unix_ns_;
   return span;
 }
 

@@ -45,9 +45,11 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   std::string traceparent() const;
 
   // --- what logs of the request carry (json logs) ---
-  // Set by the request's owner before it hands work to other threads.
+  // The caller's id for the request (X-Request-Id), set by the request's owner before it
+  // hands work to other threads; without one the request's id is its root span's id.
   void set_request_id(std::string id) { request_id_ = std::move(id); }
-  const std::string& request_id() const { return request_id_; }
+  bool has_given_request_id() const { return !request_id_.empty(); }
+  std::string request_id() const { return request_id_.empty() ? root_id_.hex() : request_id_; }
   // The route ("POST /v1/answer", once matched) and the tenant (after authentication); each
   // may be set and read from any thread.
   void set_route(std::string route);
@@ -56,10 +58,15 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   std::string tenant() const;
 
   // --- spans ---
-  // A span starting now, child of `parent` (the root span when empty), with a fresh id.
+  // A span starting now (or at `at`), child of `parent` (the root span when empty), with a
+  // fresh id.
   SpanRecord begin_span(std::string name, SpanId parent = {},
-                        SpanKind kind = SpanKind::kInternal) const;
-  // The root span, starting now: id root_id(), parent the caller's span.
+                        SpanKind kind = SpanKind::kInternal) const {
+    return begin_span(std::move(name), parent, kind, std::chrono::steady_clock::now());
+  }
+  SpanRecord begin_span(std::string name, SpanId parent, SpanKind kind,
+                        std::chrono::steady_clock::time_point at) const;
+  // The root span, starting when the trace did: id root_id(), parent the caller's span.
   SpanRecord begin_root(std::string name, SpanKind kind) const;
   // Adds a finished span; beyond kMaxSpans it is dropped and counted.
   void add(SpanRecord span);
@@ -85,7 +92,8 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   void end_part_elsewhere();
 
   // --- time ---
-  // Unix nanoseconds of a steady-clock instant, anchored at the trace's start.
+  // Unix nanoseconds of a steady-clock instant, anchored at the trace's start (the system
+  // clock's offset from the steady clock is read at most once a second, for every trace).
   std::int64_t unix_ns(std::chrono::steady_clock::time_point at) const {
     return anchor_unix_ns_ + (at - anchor_).count();
   }
@@ -105,7 +113,7 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   const std::string tracestate_;
   const std::chrono::steady_clock::time_point anchor_;
   const std::int64_t anchor_unix_ns_;
-  std::string request_id_;  // set before the request is shared with other threads
+  std::string request_id_;  // the caller's; set before the request is shared with other threads
   std::atomic<int> parts_{1};
   std::atomic<bool> failed_{false};
   std::atomic<double> latency_ms_{-1};

@@ -1,15 +1,17 @@
 // One finished span as plain data: what the OTLP encoder writes, the ring of kept traces
 // shows, and the slow-request line reads. Every span of a request shares its trace's id
 // (RequestTrace); times are Unix nanoseconds.
-// Attribute and event keys are `const char*` to string literals (static storage): spans are
-// made on request paths, and a literal key costs no allocation. Values are copied.
+// Attribute and event keys are string literals (static storage): spans are made on request
+// paths, and a literal key costs no allocation. Values are copied.
 // Thread-safety: a plain value; one thread at a time.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "obs/trace/ids.h"
@@ -30,51 +32,44 @@ const char* span_kind_name(SpanKind kind);  // "internal", "server", ...
 enum class StatusCode : std::uint8_t { kUnset = 0, kOk = 1, kError = 2 };
 
 // One of OTLP's AnyValue kinds: a string, an integer, a double, a boolean or a list of strings.
-struct AttributeValue {
-  enum class Type : std::uint8_t { kText, kInteger, kNumber, kFlag, kTexts };
-  Type type = Type::kText;
-  std::string text;
-  std::int64_t integer = 0;
-  double number = 0;
-  bool flag = false;
-  std::vector<std::string> texts;
+// Compact (40 bytes): a SERVER span holds a dozen, made and moved on every request's path.
+class AttributeValue {
+ public:
+  enum class Type : std::uint8_t { kText, kInteger, kNumber, kFlag, kTexts };  // as Value's order
 
-  static AttributeValue of(std::string value) {
-    AttributeValue v;
-    v.text = std::move(value);
-    return v;
-  }
-  static AttributeValue of(std::int64_t value) {
-    AttributeValue v;
-    v.type = Type::kInteger;
-    v.integer = value;
-    return v;
-  }
-  static AttributeValue of(double value) {
-    AttributeValue v;
-    v.type = Type::kNumber;
-    v.number = value;
-    return v;
-  }
-  static AttributeValue of(bool value) {
-    AttributeValue v;
-    v.type = Type::kFlag;
-    v.flag = value;
-    return v;
-  }
+  AttributeValue() = default;
+  static AttributeValue of(std::string value) { return AttributeValue(std::move(value)); }
+  static AttributeValue of(std::int64_t value) { return AttributeValue(value); }
+  static AttributeValue of(double value) { return AttributeValue(value); }
+  static AttributeValue of(bool value) { return AttributeValue(value); }
   static AttributeValue of(std::vector<std::string> value) {
-    AttributeValue v;
-    v.type = Type::kTexts;
-    v.texts = std::move(value);
-    return v;
+    return AttributeValue(std::make_shared<const std::vector<std::string>>(std::move(value)));
   }
+
+  Type type() const { return static_cast<Type>(value_.index()); }
+  // The value; REQUIRES: type() is its kind.
+  const std::string& text() const { return std::get<std::string>(value_); }
+  std::int64_t integer() const { return std::get<std::int64_t>(value_); }
+  double number() const { return std::get<double>(value_); }
+  bool flag() const { return std::get<bool>(value_); }
+  const std::vector<std::string>& texts() const { return *std::get<Texts>(value_); }
   // The value when it is of that kind, else nullptr.
-  const std::string* if_text() const { return type == Type::kText ? &text : nullptr; }
-  const std::int64_t* if_integer() const { return type == Type::kInteger ? &integer : nullptr; }
+  const std::string* if_text() const { return std::get_if<std::string>(&value_); }
+  const std::int64_t* if_integer() const { return std::get_if<std::int64_t>(&value_); }
+
+ private:
+  // A list is rare (finish reasons): held by a pointer, shared by copies (inline, a vector
+  // would make every value larger, and GCC 12 warns on variants that hold one).
+  using Texts = std::shared_ptr<const std::vector<std::string>>;
+  using Value = std::variant<std::string, std::int64_t, double, bool, Texts>;
+  template <typename T>
+  explicit AttributeValue(T&& value) : value_(std::forward<T>(value)) {}
+  Value value_;
 };
 
+// `key` names a string literal (static storage): no copy, no allocation, its length known.
 struct Attribute {
-  const char* key;  // a string literal
+  std::string_view key;
   AttributeValue value;
 };
 

@@ -5,8 +5,10 @@ namespace supportd::obs::trace {
 namespace {
 
 std::size_t value_bytes(const AttributeValue& value) {
-  std::size_t bytes = value.text.capacity() + value.texts.capacity() * sizeof(std::string);
-  for (const auto& item : value.texts)
+  if (const std::string* text = value.if_text()) return text->capacity();
+  if (value.type() != AttributeValue::Type::kTexts) return 0;
+  std::size_t bytes = value.texts().capacity() * sizeof(std::string);
+  for (const auto& item : value.texts())
     bytes += item.capacity();
   return bytes;
 }

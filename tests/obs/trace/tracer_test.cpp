@@ -237,7 +237,7 @@ TEST(ScopedSpan, NestsOnAThreadAndFollowsAHandoff) {
   EXPECT_EQ(span(outer_id).parent_id, trace->root_id());
   EXPECT_EQ(span(inner_id).parent_id, outer_id);
   EXPECT_EQ(span(inner_id).kind, SpanKind::kClient);
-  EXPECT_EQ(span(inner_id).find("db.system.name")->text, "sqlite");
+  EXPECT_EQ(span(inner_id).find("db.system.name")->text(), "sqlite");
   EXPECT_EQ(span(remote_id).parent_id, outer_id);
   EXPECT_LE(span(outer_id).start_ns, span(inner_id).start_ns);
   EXPECT_GE(span(outer_id).end_ns, span(inner_id).end_ns);
