@@ -1,8 +1,6 @@
 // One request's spans until it ends (see request_trace.h).
 #include "obs/trace/request_trace.h"
 
-#include <limits>
-
 #include "obs/trace/tracer.h"
 
 namespace supportd::obs::trace {
@@ -18,11 +16,11 @@ std::int64_t nanoseconds(std::chrono::steady_clock::time_point at) {
 // thread that sees a recent reading sees its offset (or a later one).
 std::int64_t unix_ns_at(std::chrono::steady_clock::time_point at) {
   static std::atomic<std::int64_t> offset{0};
-  static std::atomic<std::int64_t> read_at{std::numeric_limits<std::int64_t>::min()};
+  static std::atomic<std::int64_t> read_at{-1};  // never yet (the steady clock counts up from 0)
   constexpr std::int64_t kRereadAfter = 1'000'000'000;
   const std::int64_t steady = nanoseconds(at);
   const std::int64_t last = read_at.load(std::memory_order_acquire);
-  if (steady < last || steady - last > kRereadAfter) {
+  if (last < 0 || steady < last || steady - last > kRereadAfter) {
     const auto system = std::chrono::system_clock::now();
     const auto now = std::chrono::steady_clock::now();
     offset.store(
