@@ -1,6 +1,6 @@
 // The background exporter against a collector on loopback: batches POSTed as protobuf to
-// /v1/traces, 503 then 200 retried, what is not retried, a dead endpoint that blocks nobody
-// and counts what it drops, and the flush at shutdown.
+// /v1/traces (several threads' spans each once), 503 then 200 retried, what is not retried, a dead
+// endpoint that blocks nobody and counts what it drops, and the flush at shutdown.
 #include "obs/trace/otlp_exporter.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "otlp_decode.h"
 
@@ -91,6 +95,51 @@ TEST(OtlpExporter, PostsBatchesOfProtobufToV1Traces) {
   for (int i = 0; i < 5; ++i)
     EXPECT_EQ(count(all, "name: \"stage" + std::to_string(i) + "\""), 2u);
   EXPECT_EQ(e->exported_spans(), 10);
+  EXPECT_EQ(e->dropped_spans(), 0);
+}
+
+// "t<thread>-<trace>" (appended piece by piece: GCC 12 warns wrongly on a chain of +).
+std::string thread_trace_name(int thread, int trace) {
+  std::string name = "t";
+  name += std::to_string(thread);
+  name += '-';
+  name += std::to_string(trace);
+  return name;
+}
+
+TEST(OtlpExporter, EachThreadFillsItsOwnBatchAndEverySpanLeavesOnce) {
+  if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  testing::TestCollector collector;
+  auto options = to(collector.url());
+  options.max_batch_spans = 16;
+  options.delay = 1h;  // the open batches leave at shutdown
+  auto e = exporter(options);
+  constexpr int kThreads = 4, kTraces = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&e, t] {
+      for (int i = 0; i < kTraces; ++i)
+        EXPECT_TRUE(e->enqueue(one_trace(2, thread_trace_name(t, i))));
+    });
+  }
+  for (auto& thread : threads)
+    thread.join();  // their lanes outlive them: the exporter forgets a lane only once emptied
+  e->shutdown(10s);
+  std::string all;
+  for (const auto& post : collector.posts()) {
+    std::string error;
+    auto text = testing::decode_export_request(post.body, &error);
+    ASSERT_TRUE(text) << error;
+    all += *text;
+    // A batch is one thread's: 16 spans of 8 traces, or what was open at shutdown.
+    EXPECT_LE(count(*text, "  spans {"), 16u);
+  }
+  EXPECT_EQ(count(all, "  spans {"), 2u * kThreads * kTraces);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kTraces; ++i)
+      EXPECT_EQ(count(all, "name: \"" + thread_trace_name(t, i) + "\""), 2u);
+  }
+  EXPECT_EQ(e->exported_spans(), 2 * kThreads * kTraces);
   EXPECT_EQ(e->dropped_spans(), 0);
 }
 
