@@ -93,7 +93,8 @@ bool OtlpExporter::enqueue(const ExportedTrace& trace) {
   std::string memory;
   {
     std::lock_guard lock(mutex_);
-    memory = queue(closed);
+    queue(closed);
+    memory = take_spare();
   }
   // Wake the thread only when a batch fills: a notify per request would cost a system call.
   wake_up_.notify_one();
@@ -135,7 +136,7 @@ OtlpExporter::Batch OtlpExporter::take(Lane& lane) {
   return batch;
 }
 
-std::string OtlpExporter::queue(std::vector<Batch>& batches) {
+void OtlpExporter::queue(std::vector<Batch>& batches) {
   for (Batch& batch : batches) {
     if (finished_) {
       count_dropped(batch.count, DropReason::kShutdown);
@@ -146,6 +147,9 @@ std::string OtlpExporter::queue(std::vector<Batch>& batches) {
     queue_.push_back(std::move(batch));
   }
   if (queued_gauge_ != nullptr) queued_gauge_->set(static_cast<double>(queued_spans_));
+}
+
+std::string OtlpExporter::take_spare() {
   if (spare_.empty()) return {};
   std::string memory = std::move(spare_.back());
   spare_.pop_back();
@@ -174,7 +178,7 @@ void OtlpExporter::collect_lanes(bool for_good) {
   }
   std::lock_guard lock(mutex_);
   if (for_good) lanes_.clear();
-  if (std::string memory = queue(batches); !memory.empty()) spare_.push_back(std::move(memory));
+  queue(batches);
 }
 
 void OtlpExporter::wake() {

@@ -97,9 +97,11 @@ class OtlpExporter {
   Lane* lane();
   // Takes `lane`'s open batch. REQUIRES: lane.mutex held, lane.count > 0.
   static Batch take(Lane& lane);
-  // Adds closed batches to the queue (or counts them dropped once the thread has ended) and
-  // returns a sent batch's memory for the next one, when there is one. REQUIRES: mutex_ held.
-  std::string queue(std::vector<Batch>& batches);
+  // Adds closed batches to the queue, or counts them dropped once the thread has ended.
+  // REQUIRES: mutex_ held.
+  void queue(std::vector<Batch>& batches);
+  // A sent batch's memory for the next one, or an empty string. REQUIRES: mutex_ held.
+  std::string take_spare();
   // Every lane's open batch joins the queue (`for_good`: the lanes take no more, at shutdown),
   // and lanes whose thread ended are forgotten. Takes mutex_ and each lane's, never together.
   void collect_lanes(bool for_good);
