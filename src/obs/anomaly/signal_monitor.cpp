@@ -15,7 +15,7 @@ AnomalyMonitor::Signal& AnomalyMonitor::signal(const std::string& name) {
   DetectorOptions detector = options_.detector;
   // Signals sampled alike should not draw alike trees: the seed follows the name.
   detector.seed = options_.detector.seed ^ std::hash<std::string>{}(name);
-  Signal created{AnomalyDetector(detector), AlertHysteresis(options_.alert), {}, {}, {}};
+  Signal created{AnomalyDetector(detector), AlertHysteresis(options_.alert), {}, {}, {}, {}, {}};
   created.state.signal = name;
   return signals_.emplace(name, std::move(created)).first->second;
 }
@@ -33,8 +33,19 @@ std::vector<AlertRecord> AnomalyMonitor::observe(std::span<const SignalValue> va
     if (s.values.size() > options_.kept_values) s.values.erase(s.values.begin());
 
     // Raising needs a change the bad way that matters; the score shown stays the detector's.
+    // Once raised, a reading back within that margin of the level before the incident is calm
+    // whatever the detector makes of it: after an incident the series moves again (the load
+    // settles, or stops and starts), which the detector finds as unusual as the incident, and
+    // an alert held up by the recovery would hide the next incident (it cannot be raised
+    // twice) until the detector had learnt the recovered series.
     AnomalyReading gated = s.state.reading;
-    if (!s.alert.active() && !material(s, value.value, value.worse)) gated.score = 0;
+    if (!s.alert.active()) {
+      s.reference = reference(s);
+      if (!material(s.reference, value.value, value.worse)) gated.score = 0;
+    } else if (value.worse != Direction::kEither &&
+               !material(s.reference, value.value, value.worse)) {
+      gated.level = 0;
+    }
     s.recent.push_back(value.value);
     if (s.recent.size() > options_.reference_readings) s.recent.pop_front();
 
@@ -69,14 +80,19 @@ std::vector<AlertRecord> AnomalyMonitor::observe(std::span<const SignalValue> va
   return changes;
 }
 
-bool AnomalyMonitor::material(const Signal& s, double value, Direction worse) const {
-  if (worse == Direction::kEither || s.recent.empty()) return true;
+std::optional<double> AnomalyMonitor::reference(const Signal& s) {
+  if (s.recent.empty()) return std::nullopt;
   std::vector<double> sorted(s.recent.begin(), s.recent.end());
   const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
   std::nth_element(sorted.begin(), middle, sorted.end());
-  const double median = *middle;
-  const double margin = std::abs(median) * options_.material_change;
-  return worse == Direction::kUp ? value > median + margin : value < median - margin;
+  return *middle;
+}
+
+bool AnomalyMonitor::material(std::optional<double> reference, double value,
+                              Direction worse) const {
+  if (worse == Direction::kEither || !reference) return true;
+  const double margin = std::abs(*reference) * options_.material_change;
+  return worse == Direction::kUp ? value > *reference + margin : value < *reference - margin;
 }
 
 void AnomalyMonitor::remember_ended(const AlertRecord& record) {

@@ -29,7 +29,9 @@ struct MonitorOptions {
   std::size_t kept_values = 10;  // a signal's latest values shown with its alert
   // For a signal with a direction (SignalValue::worse): an alert is raised only by a reading
   // on the wrong side of the median of the signal's last `reference_readings` values, and
-  // beyond it by at least `material_change` of it.
+  // beyond it by at least `material_change` of it; while it is active, a reading no longer
+  // beyond that median (as it was before the raise) by that much counts as calm, whatever the
+  // detector's level.
   double material_change = 0.2;
   std::size_t reference_readings = 120;
 };
@@ -101,12 +103,17 @@ class AnomalyMonitor {
     std::vector<double> values;  // the latest kept_values, oldest first
     AlertRecord record;          // the current alert, while active
     std::deque<double> recent;   // the latest reference_readings values, oldest first
+    // The median of `recent` before the reading that raised the current alert (while inactive,
+    // before the latest reading): what the signal was before the incident.
+    std::optional<double> reference;
   };
 
   Signal& signal(const std::string& name);  // REQUIRES: mutex_ held
-  // Whether `value` is a change worth an alert for a signal going wrong `worse`, against the
-  // median of its recent values (always, for kEither or without history).
-  bool material(const Signal& s, double value, Direction worse) const;
+  // The median of the signal's recent values; nullopt without history.
+  static std::optional<double> reference(const Signal& s);
+  // Whether `value` is a change worth an alert for a signal going wrong `worse`, against
+  // `reference` (always, for kEither or without a reference).
+  bool material(std::optional<double> reference, double value, Direction worse) const;
 
   const MonitorOptions options_;
   mutable std::mutex mutex_;
