@@ -27,8 +27,22 @@ json::value non_negative_or_null(double value) {
   return value >= 0 ? json::value(value) : json::value(nullptr);
 }
 
+// What an engine iteration costs and a request asks, as the fit stands (null before any).
+json::value iteration_cost_json(const engine::IterationCost& cost) {
+  if (cost.iterations == 0) return nullptr;
+  return json::object{{"iterations", cost.iterations},
+                      {"fixed_ms", cost.fixed_ms},
+                      {"per_decode_token_ms", cost.per_decode_token_ms},
+                      {"per_prompt_token_ms", cost.per_prompt_token_ms},
+                      {"requests", cost.requests},
+                      {"prompt_tokens", cost.prompt_tokens},
+                      {"output_tokens", cost.output_tokens},
+                      {"step_tokens", cost.step_tokens}};
+}
+
 // The load over the window, as `supportd capacity --url` reads it.
-json::object capacity_json(const obs::LoadSummary& load, int slots) {
+json::object capacity_json(const obs::LoadSummary& load, int slots,
+                           const engine::IterationCost& cost) {
   json::object classes;
   for (int p = 0; p < engine::kPriorityCount; ++p) {
     const auto& g = load.groups[static_cast<std::size_t>(p)];
@@ -54,6 +68,7 @@ json::object capacity_json(const obs::LoadSummary& load, int slots) {
           {"slots", slots > 0 ? json::value(slots) : json::value(nullptr)},
           {"busy_span_s", load.busy_span_s},
           {"busy", std::move(busy)},
+          {"iteration_cost", iteration_cost_json(cost)},
           {"classes", std::move(classes)}};
 }
 
@@ -277,7 +292,7 @@ json::object ServingMetrics::stats_object() const {
                       {"window_s", 60},
                       {"engine", std::move(engine)},
                       {"classes", std::move(classes)},
-                      {"capacity", capacity_json(load_.summary(), s.slots)},
+                      {"capacity", capacity_json(load_.summary(), s.slots, s.cost)},
                       {"process", std::move(process)}};
 }
 

@@ -35,6 +35,9 @@ struct CapacityFlags {
   std::string priority_mix;
   int slots_per_engine = 0;
   std::vector<double> busy_rates;
+  std::vector<double> step_cost;
+  double prompt_tokens = 0, output_tokens = 0;
+  int step_tokens = 256;
   std::string bench_report, url, api_key;
   double timeout_s = 10;
   double target_wait = 0, service_level = 0, target_mean_wait = 0, max_utilization = 0,
@@ -81,13 +84,59 @@ T pick(const CLI::App& command, const char* flag, T given, const std::optional<T
   return measured.value_or(otherwise);
 }
 
+// The engine to simulate: --step-cost (with --servers and the tokens, given or measured), or
+// one a running supportd measured, unless the service is given otherwise or --servers differs
+// from its slots; nullopt for neither. Notes what it sets aside in `m`.
+Result<std::optional<plan::BatchingModel>> simulated_engine(const CapacityFlags& f,
+                                                            const CLI::App& c,
+                                                            plan::MeasuredLoad& m,
+                                                            const plan::Station& s) {
+  std::optional<plan::BatchingModel> engine;
+  const bool servers_given = c.count("--servers") > 0;
+  if (c.count("--step-cost") > 0) {
+    if (f.step_cost.size() != 3) {
+      return Error::invalid(
+          "--step-cost takes three numbers, FIXED,DECODE,PROMPT: an engine iteration's "
+          "milliseconds, fixed and per decode token and per prompt token");
+    }
+    engine = m.batching.value_or(plan::BatchingModel{});  // measured tokens, if any
+    engine->fixed_ms = f.step_cost[0];
+    engine->per_decode_token_ms = f.step_cost[1];
+    engine->per_prompt_token_ms = f.step_cost[2];
+    if (!servers_given && !m.batching)
+      return Error::invalid("--step-cost needs --servers: the engine's slots");
+    if (servers_given) engine->slots = f.servers;
+    const bool tokens_known =
+        m.batching || (c.count("--prompt-tokens") > 0 && c.count("--output-tokens") > 0);
+    if (!tokens_known) {
+      return Error::invalid(
+          "--step-cost needs --prompt-tokens and --output-tokens: what a request computes and "
+          "generates, on average");
+    }
+  } else if (m.batching && c.count("--service-time") == 0 && c.count("--service-rate") == 0 &&
+             c.count("--busy-rates") == 0) {
+    if (servers_given && f.servers != m.batching->slots) {
+      m.notes.push_back(
+          "iteration costs: measured for the engine's slots, set aside for --servers");
+    } else {
+      engine = m.batching;
+      if (!s.busy_rates.empty())
+        m.notes.push_back("service curve: set aside for the simulation of the engine");
+    }
+  }
+  if (!engine) return engine;
+  if (c.count("--prompt-tokens") > 0) engine->prompt_tokens = f.prompt_tokens;
+  if (c.count("--output-tokens") > 0) engine->output_tokens = f.output_tokens;
+  if (c.count("--step-tokens") > 0) engine->step_tokens = f.step_tokens;
+  return engine;
+}
+
 Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) {
   auto measured = measure(f);
   if (!measured) return measured.error();
   plan::MeasuredLoad& m = *measured;
   plan::PlanInputs in;
   in.source = m.source;
-  in.notes = m.notes;
   plan::Station& s = in.station;
   s.arrival_rate = pick(c, "--arrival-rate", f.arrival_rate, m.arrival_rate, 0.0);
   if (c.count("--arrival-rate") == 0 && !m.arrival_rate) {
@@ -96,8 +145,13 @@ Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) 
                               : m.source + " has no arrivals to plan from; give --arrival-rate");
   }
   const bool curve_given = c.count("--busy-rates") > 0;
+  const bool engine_given = c.count("--step-cost") > 0;
+  if (curve_given && engine_given) {
+    return Error::invalid(
+        "--busy-rates and --step-cost are two models of one engine's batching: give one");
+  }
   const bool service_given =
-      c.count("--service-time") > 0 || c.count("--service-rate") > 0 || curve_given;
+      c.count("--service-time") > 0 || c.count("--service-rate") > 0 || curve_given || engine_given;
   if (!service_given && !m.service_time_s) {
     return Error::invalid(m.source == "the command line"
                               ? "--service-time or --service-rate is needed"
@@ -111,6 +165,8 @@ Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) 
     s.service_rate = f.service_rate;
   } else if (curve_given) {
     s.service_rate = f.busy_rates.front();  // one request alone: its rate is 1 / service time
+  } else if (engine_given) {
+    s.service_rate = 1;  // until the simulated engine's capacity sets it (below)
   } else {
     s.service_rate = 1 / *m.service_time_s;
   }
@@ -132,13 +188,21 @@ Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) 
     // A running supportd's measured curve: continuous batching makes a slot's rate depend on
     // how many are busy, which a plain M/M/c misses.
     if (c.count("--servers") > 0 && f.servers != static_cast<int>(m.busy_rates.size())) {
-      in.notes.push_back(
+      m.notes.push_back(
           "service curve: measured for the engine's slots, set aside for --servers; plain M/M/c");
     } else {
       s.servers = static_cast<int>(m.busy_rates.size());
       s.busy_rates = m.busy_rates;
     }
   }
+  if (auto simulated = simulated_engine(f, c, m, s); !simulated) {
+    return simulated.error();
+  } else if (*simulated) {
+    auto station = plan::with_batching(s, **simulated);
+    if (!station) return station.error();
+    s = std::move(*station);
+  }
+  in.notes = m.notes;
   s.arrival_cv = pick(c, "--arrival-cv", f.arrival_cv, m.arrival_cv, 1.0);
   s.service_cv = pick(c, "--service-cv", f.service_cv, m.service_cv, 1.0);
   if (c.count("--arrival-cv") == 0 && !m.arrival_cv && m.source != "the command line")
@@ -223,7 +287,9 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
       "give Allen-Cunneen's approximation; --priority-mix gives waits per class under "
       "non-preemptive priority (an approximation); --busy-rates gives a load-dependent chain "
       "for one engine whose rate grows less than linearly with its batch (bench/capacity-"
-      "backtest measures the curve). The report says which.\n"
+      "backtest measures the curve); --step-cost (or a running supportd's measured iteration "
+      "costs, which --url prefers) simulates the engine's continuous batching itself. The "
+      "report says which.\n"
       "Exit codes: 0 done, 1 the server or the output file failed, 2 bad input (including a "
       "load the servers cannot carry: utilisation 1 or more has no steady state).\n"
       "Example (the NLU service: 8 instances of 25/s at 150/s):\n"
@@ -254,6 +320,19 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
          "LIST", load)
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  option("--step-cost", f.step_cost,
+         "One engine's iteration cost in ms: fixed, per decode token, per prompt token (its "
+         "/v1/stats capacity.iteration_cost): simulate its continuous batching (--servers slots)",
+         "F,D,P", load)
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  option("--prompt-tokens", f.prompt_tokens,
+         "With --step-cost: prompt tokens a request computes (not reused), on average", "N", load);
+  option("--output-tokens", f.output_tokens,
+         "With --step-cost: tokens a request generates, on average", "N", load);
+  option("--step-tokens", f.step_tokens,
+         "With --step-cost: the engine's token budget per step (serve --step-tokens)", "N", load)
+      ->capture_default_str();
   option("--slots-per-engine", f.slots_per_engine,
          "Servers one engine holds, to count engines (--url: the engine's slots)", "N", load);
 

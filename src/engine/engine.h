@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/iteration_cost.h"
 #include "engine/request.h"
 
 namespace supportd::engine {
@@ -61,6 +62,9 @@ struct EngineStats {
   double busy_seconds = 0;  // spent computing (in llama_decode): its rate is the utilization
   int threads = 0;          // compute threads the last step used
   int slots = 0;            // sequences that can run at once (0: not known, e.g. upstream)
+  // What an iteration costs and a request asks (iteration_cost.h; empty for an engine that
+  // does not compute here, e.g. upstream). A router gives its busiest version's.
+  IterationCost cost;
 };
 
 class Engine {

@@ -8,14 +8,17 @@
 namespace supportd::plan {
 namespace {
 
-// The station staffing counts with. A load-dependent curve is one engine's: adding servers
-// means adding engines, whose slots are counted as plain servers at the per-slot rate of a
-// full engine (its total rate with every slot busy, shared), an approximation the notes state.
+// The station staffing counts with. A load-dependent curve or a simulated engine is one
+// engine's: adding servers means adding engines, whose slots are counted as plain servers at
+// the per-slot rate of a full engine (its total rate with every slot busy, shared), an
+// approximation the notes state.
 Station staffing_station(const Station& station) {
-  if (station.busy_rates.empty()) return station;
+  if (station.busy_rates.empty() && !station.batching) return station;
   Station s = station;
   s.service_rate = station.capacity() / station.servers;
   s.busy_rates.clear();
+  s.batching.reset();
+  s.batching_capacity = 0;
   return s;
 }
 
@@ -38,7 +41,7 @@ Result<GrowthRow> growth_row(const CapacityPlan& plan, double factor) {
     auto performance = evaluate(station);
     if (!performance) return performance.error();
     row.performance = *performance;
-    if (in.targets.wait_s) row.service_level = performance->wait.within(*in.targets.wait_s);
+    if (in.targets.wait_s) row.service_level = performance->wait_within(*in.targets.wait_s);
   }
   auto needed = servers_needed(staffing_station(station), in.targets);
   if (!needed) return needed.error();
@@ -66,8 +69,8 @@ Result<CapacityPlan> make_plan(PlanInputs inputs) {
     if (!std::isfinite(factor) || !(factor > 0))
       return Error::invalid("every --growth factor must be a number above 0", "growth");
   }
-  if (!inputs.station.busy_rates.empty()) {
-    // The curve's own checks first: staffing's station is derived from it.
+  if (!inputs.station.busy_rates.empty() || inputs.station.batching) {
+    // The curve's or the engine's own checks first: staffing's station is derived from it.
     if (auto status = check_station(inputs.station); !status) return status.error();
   }
   auto needed = servers_needed(staffing_station(inputs.station), inputs.targets);
@@ -79,8 +82,24 @@ Result<CapacityPlan> make_plan(PlanInputs inputs) {
         "servers needed count slots of more engines at a full engine's rate per slot ({:.4g}/s)",
         inputs.station.servers, staffing_station(inputs.station).service_rate));
   }
+  if (const auto& engine = inputs.station.batching) {
+    inputs.notes.push_back(fmt::format(
+        "one engine of {} slots simulated: an iteration costs {:.3g} ms + {:.3g} ms per decode "
+        "token + {:.3g} ms per prompt token (budget {} tokens), every request {:.0f} prompt "
+        "tokens computed and {:.0f} generated; it completes at most {:.4g}/s; servers needed "
+        "count slots of more engines at that rate per slot ({:.4g}/s)",
+        engine->slots, engine->fixed_ms, engine->per_decode_token_ms, engine->per_prompt_token_ms,
+        engine->step_tokens, engine->prompt_tokens, engine->output_tokens,
+        inputs.station.capacity(), staffing_station(inputs.station).service_rate));
+    if (inputs.station.arrival_cv != 1) {
+      inputs.notes.push_back(fmt::format(
+          "the simulation draws Poisson arrivals: the arrival CV {:.3g} is not used by it",
+          inputs.station.arrival_cv));
+    }
+  }
   plan.engines_needed = engines_for(*needed, inputs.slots_per_engine);
-  if (inputs.station.busy_rates.empty() && inputs.station.arrival_cv != 1) {
+  if (inputs.station.busy_rates.empty() && !inputs.station.batching &&
+      inputs.station.arrival_cv != 1) {
     inputs.notes.push_back(
         "Allen-Cunneen with an arrival CV other than 1 is rough below 90% utilisation: against "
         "simulation it gave 55-70% of the mean wait at 75% for CVs 1.5-2, and 1.3-3.4 times it "
@@ -101,7 +120,7 @@ Result<CapacityPlan> make_plan(PlanInputs inputs) {
     return error;
   }
   plan.performance = *performance;
-  if (in.targets.wait_s) plan.service_level = performance->wait.within(*in.targets.wait_s);
+  if (in.targets.wait_s) plan.service_level = performance->wait_within(*in.targets.wait_s);
   if (!in.classes.empty()) {
     auto waits = priority_waits(in.classes, in.station.servers, in.station.arrival_cv);
     if (!waits) return waits.error();

@@ -259,6 +259,42 @@ Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::
           kMinLevelSeconds, kMinLevelDepartures, span));
     }
   }
+  // The engine's iteration costs and its requests' tokens: a simulation of its batching.
+  PLAN_READ(iterations, f.number({"capacity", "iteration_cost", "iterations"}));
+  if (iterations && m.servers) {
+    PLAN_READ(fixed, f.number({"capacity", "iteration_cost", "fixed_ms"}));
+    PLAN_READ(decode, f.number({"capacity", "iteration_cost", "per_decode_token_ms"}));
+    PLAN_READ(prompt, f.number({"capacity", "iteration_cost", "per_prompt_token_ms"}));
+    PLAN_READ(requests, f.number({"capacity", "iteration_cost", "requests"}));
+    PLAN_READ(prompt_tokens, f.number({"capacity", "iteration_cost", "prompt_tokens"}));
+    PLAN_READ(output_tokens, f.number({"capacity", "iteration_cost", "output_tokens"}));
+    PLAN_READ(step_tokens, f.number({"capacity", "iteration_cost", "step_tokens"}));
+    if (*iterations < kMinIterations || requests.value_or(0) < kMinRequests) {
+      m.notes.push_back(fmt::format(
+          "iteration costs: {:.0f} iterations and {:.0f} requests measured, fewer than the {:.0f} "
+          "and {:.0f} a simulation of the engine needs",
+          *iterations, requests.value_or(0), kMinIterations, kMinRequests));
+    } else {
+      BatchingModel engine;
+      engine.slots = *m.servers;
+      engine.step_tokens =
+          static_cast<int>(std::clamp(step_tokens.value_or(engine.step_tokens), 0.0, 1e7));
+      engine.fixed_ms = fixed.value_or(-1);
+      engine.per_decode_token_ms = decode.value_or(-1);
+      engine.per_prompt_token_ms = prompt.value_or(-1);
+      engine.prompt_tokens = prompt_tokens.value_or(0);
+      engine.output_tokens = output_tokens.value_or(0);
+      if (auto status = check_batching(engine); !status) {
+        return Error::invalid(
+            fmt::format("{}: capacity.iteration_cost: {}", where, status.error().message));
+      }
+      m.batching = engine;
+      m.notes.push_back(fmt::format(
+          "iteration costs: fitted by the engine over its recent iterations ({:.0f} since "
+          "start); tokens per request: means of its recent requests ({:.0f} since start)",
+          *iterations, *requests));
+    }
+  }
   for (int c = 0; c < kClasses; ++c) {
     PLAN_READ(class_rate, f.number({"capacity", "classes", kClassNames[c], "arrival_rate"}));
     PLAN_READ(class_service, f.number({"capacity", "classes", kClassNames[c], "service_time_s"}));

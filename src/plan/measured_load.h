@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "plan/batching_model.h"
 
 namespace supportd::plan {
 
@@ -30,8 +31,15 @@ struct MeasuredLoad {
   // One engine's completions per second with 1 .. servers busy (busy_curve.h); empty when not
   // measured (a bench report, an older supportd, or too little traffic).
   std::vector<double> busy_rates;
+  // One engine's iteration costs and its requests' tokens (batching_model.h), slots the
+  // servers; empty when not measured well enough (kMinIterations, kMinRequests).
+  std::optional<BatchingModel> batching;
   std::vector<std::string> notes;
 };
+
+// What a simulation of an engine needs measured at least.
+constexpr double kMinIterations = 200;
+constexpr double kMinRequests = 20;
 
 // From the text of a `supportd bench --json` report read from `path`. The arrival rate is the
 // offered Poisson rate (--rate), else measured requests / duration; the service time by
@@ -44,10 +52,11 @@ struct MeasuredLoad {
 Result<MeasuredLoad> load_from_bench_report(std::string_view text, const std::string& path);
 
 // From the body of supportd's GET /v1/stats at `url`: its "capacity" section (arrival rate
-// and CV, service time and CV per slot over the last window, per class, and the time and
-// departures with k in service, made into busy_rates when one engine has the slots) and the
-// engine's slots. kInvalidArgument when the body is not that JSON; kUnsupported when it is
-// supportd's but has no "capacity" section (an older version).
+// and CV, service time and CV per slot over the last window, per class, the time and
+// departures with k in service, made into busy_rates when one engine has the slots, and the
+// engine's iteration costs, made into `batching`) and the engine's slots. kInvalidArgument when the
+// body is not that JSON; kUnsupported when it is supportd's but has no "capacity" section (an older
+// version).
 Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::string& url);
 
 }  // namespace supportd::plan

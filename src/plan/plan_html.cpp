@@ -19,6 +19,7 @@ constexpr const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c",
                                    "#d62728", "#9467bd", "#8c564b"};
 constexpr int kCurves = 6;                    // server counts charted at most
 constexpr int kPoints = 160;                  // points per curve
+constexpr int kSimulatedPoints = 24;          // with a simulated engine (each point a simulation)
 constexpr double kHighestUtilization = 0.97;  // curves stop there (the wait goes to infinity)
 
 // The wait (mean, or a quantile when q > 0), in milliseconds, against the arrival rate from 0
@@ -29,11 +30,12 @@ std::vector<std::pair<double, double>> wait_curve(const Station& base, int serve
   s.servers = servers;
   std::vector<std::pair<double, double>> points;
   const double end = std::min(top, kHighestUtilization * servers * s.service_rate);
-  for (int i = 1; i <= kPoints; ++i) {
-    s.arrival_rate = end * i / kPoints;
+  const int count = s.batching ? kSimulatedPoints : kPoints;
+  for (int i = 1; i <= count; ++i) {
+    s.arrival_rate = end * i / count;
     auto p = evaluate(s);
     if (!p) break;
-    points.emplace_back(s.arrival_rate, 1e3 * (q > 0 ? p->wait.quantile(q) : p->mean_wait_s()));
+    points.emplace_back(s.arrival_rate, 1e3 * (q > 0 ? p->wait_quantile(q) : p->mean_wait_s()));
   }
   return points;
 }

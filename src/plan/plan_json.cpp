@@ -28,10 +28,11 @@ void put_waits(json::object& o, double utilization, const std::optional<Performa
   o["utilization"] = number(utilization);
   o["p_wait"] = p ? number(p->p_wait()) : nullptr;
   o["mean_wait_s"] = p ? number(p->mean_wait_s()) : nullptr;
-  o["wait_p50_s"] = p ? number(p->wait.quantile(0.5)) : nullptr;
-  o["wait_p95_s"] = p ? number(p->wait.quantile(0.95)) : nullptr;
-  o["wait_p99_s"] = p ? number(p->wait.quantile(0.99)) : nullptr;
+  o["wait_p50_s"] = p ? number(p->wait_quantile(0.5)) : nullptr;
+  o["wait_p95_s"] = p ? number(p->wait_quantile(0.95)) : nullptr;
+  o["wait_p99_s"] = p ? number(p->wait_quantile(0.99)) : nullptr;
   o["service_level"] = optional_number(service_level);
+  o["ttft_mean_s"] = p ? optional_number(p->ttft_mean_s) : nullptr;  // simulated only
 }
 
 json::array classes_json(const std::vector<ClassWait>& classes) {

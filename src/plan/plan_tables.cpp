@@ -28,8 +28,8 @@ Table growth_table(const CapacityPlan& plan) {
       const Performance& p = *row.performance;
       cells.push_back(format_percent(p.p_wait()));
       cells.push_back(format_seconds(p.mean_wait_s()));
-      cells.push_back(format_seconds(p.wait.quantile(0.95)));
-      cells.push_back(format_seconds(p.wait.quantile(0.99)));
+      cells.push_back(format_seconds(p.wait_quantile(0.95)));
+      cells.push_back(format_seconds(p.wait_quantile(0.99)));
       if (level) cells.push_back(format_percent(*row.service_level));
     } else {
       cells.insert(cells.end(), {"overloaded", "", "", ""});

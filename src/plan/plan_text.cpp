@@ -61,8 +61,12 @@ std::string plan_text(const CapacityPlan& plan) {
   out += fmt::format("  P(wait)                {}\n", format_percent(p.p_wait()));
   out += fmt::format("  mean wait              {}\n", format_seconds(p.mean_wait_s()));
   out +=
-      fmt::format("  wait p50 / p95 / p99   {} / {} / {}\n", format_seconds(p.wait.quantile(0.5)),
-                  format_seconds(p.wait.quantile(0.95)), format_seconds(p.wait.quantile(0.99)));
+      fmt::format("  wait p50 / p95 / p99   {} / {} / {}\n", format_seconds(p.wait_quantile(0.5)),
+                  format_seconds(p.wait_quantile(0.95)), format_seconds(p.wait_quantile(0.99)));
+  if (p.ttft_mean_s) {
+    out += fmt::format("  mean time to 1st token {} (simulated: arrival to the first token)\n",
+                       format_seconds(*p.ttft_mean_s));
+  }
   if (plan.service_level) {
     out += fmt::format("  service level          {} within {}\n",
                        format_percent(*plan.service_level), format_seconds(*in.targets.wait_s));

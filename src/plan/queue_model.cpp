@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "plan/erlang.h"
@@ -19,7 +20,41 @@ bool positive(double value) {
 }  // namespace
 
 double Station::capacity() const {
+  if (batching) return batching_capacity;
   return busy_rates.empty() ? servers * service_rate : busy_rates.back();
+}
+
+Result<Station> with_batching(Station station, const BatchingModel& model) {
+  if (auto status = check_batching(model); !status) return status.error();
+  station.batching = model;
+  station.batching_capacity = batching_capacity(model);
+  station.servers = model.slots;
+  station.service_rate = station.batching_capacity / model.slots;
+  station.busy_rates.clear();
+  return station;
+}
+
+double Performance::mean_wait_s() const {
+  if (!sampled_waits) return wait.mean();
+  double total = 0;
+  for (double w : *sampled_waits)
+    total += w;
+  return sampled_waits->empty() ? 0 : total / static_cast<double>(sampled_waits->size());
+}
+
+double Performance::wait_quantile(double q) const {
+  if (!sampled_waits || sampled_waits->empty()) return wait.quantile(q);
+  // Nearest rank.
+  const auto n = sampled_waits->size();
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
+  return (*sampled_waits)[std::clamp<std::size_t>(rank, 1, n) - 1];
+}
+
+double Performance::wait_within(double t) const {
+  if (!sampled_waits || sampled_waits->empty()) return wait.within(t);
+  const auto within = std::upper_bound(sampled_waits->begin(), sampled_waits->end(), t);
+  return static_cast<double>(within - sampled_waits->begin()) /
+         static_cast<double>(sampled_waits->size());
 }
 
 Status check_station(const Station& s) {
@@ -35,6 +70,19 @@ Status check_station(const Station& s) {
        {std::pair{"arrival-cv", s.arrival_cv}, {"service-cv", s.service_cv}}) {
     if (!std::isfinite(cv) || cv < 0)
       return Error::invalid(fmt::format("--{} must be a number, 0 or more", name), name);
+  }
+  if (s.batching) {
+    if (auto status = check_batching(*s.batching); !status) return status;
+    if (s.batching->slots != s.servers) {
+      return Error::invalid(
+          fmt::format("the simulated engine has {} slots but the plan {} servers: they must "
+                      "agree (an engine's iteration costs are for its own slots)",
+                      s.batching->slots, s.servers),
+          "servers");
+    }
+    if (!s.busy_rates.empty())
+      return Error::invalid("a service curve and a simulated engine exclude each other",
+                            "busy-rates");
   }
   if (!s.busy_rates.empty()) {
     if (s.busy_rates.size() != static_cast<std::size_t>(s.servers))
@@ -69,6 +117,22 @@ Result<Performance> evaluate(const Station& s) {
                     "at most {:.4g}/s): there is no steady state, the queue grows without bound",
                     p.utilization, s.arrival_rate, s.servers, s.capacity()),
         "utilization");
+  }
+  if (s.batching) {
+    // Poisson arrivals into the simulated engine: the CVs are the simulation's own.
+    auto simulated = simulate_batching(*s.batching, s.arrival_rate);
+    if (!simulated) return simulated.error();
+    p.sampled_waits = std::make_shared<const std::vector<double>>(std::move(simulated->waits));
+    p.wait = simulated->mean_wait_s > 0
+                 ? WaitDistribution{simulated->p_wait, simulated->p_wait / simulated->mean_wait_s}
+                 : WaitDistribution{0, 1};
+    p.ttft_mean_s = simulated->ttft_mean_s;
+    p.model = fmt::format(
+        "continuous batching, simulated ({} requests, Poisson arrivals, measured iteration "
+        "costs)",
+        simulated->requests);
+    p.approximation = true;
+    return p;
   }
   const double variability = variability_factor(s);
   if (!s.busy_rates.empty()) {

@@ -39,7 +39,7 @@ Status check_targets(const Targets& t) {
 bool meets(const Performance& p, const Targets& t) {
   if (t.max_utilization && p.utilization > *t.max_utilization) return false;
   if (t.mean_wait_s && p.mean_wait_s() > *t.mean_wait_s) return false;
-  if (t.service_level && p.wait.within(*t.wait_s) < *t.service_level) return false;
+  if (t.service_level && p.wait_within(*t.wait_s) < *t.service_level) return false;
   return true;
 }
 
@@ -54,10 +54,10 @@ std::string describe(const Targets& t) {
 }
 
 Result<int> servers_needed(const Station& station, const Targets& targets) {
-  if (!station.busy_rates.empty()) {
+  if (!station.busy_rates.empty() || station.batching) {
     return Error::make(ErrorCode::kUnsupported,
-                       "servers needed: a load-dependent service curve belongs to one engine; "
-                       "count engines instead");
+                       "servers needed: a load-dependent service curve or a simulated engine "
+                       "belongs to one engine; count engines instead");
   }
   Station s = station;
   s.servers = 1;

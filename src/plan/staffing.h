@@ -37,8 +37,8 @@ std::string describe(const Targets& targets);
 // The fewest servers (the station's own count ignored) for which `station` has a steady state
 // and meets every target; with no target, the fewest with a steady state. Scans upward with
 // Erlang B's recurrence, O(1) per step. kInvalidArgument from check_station / check_targets
-// or when more than kMaxServers would be needed; kUnsupported for load-dependent stations
-// (their curve is per engine: count engines instead).
+// or when more than kMaxServers would be needed; kUnsupported for load-dependent and
+// simulated stations (their curve or engine is one engine's: count engines instead).
 Result<int> servers_needed(const Station& station, const Targets& targets);
 
 }  // namespace supportd::plan

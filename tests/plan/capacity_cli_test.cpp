@@ -89,6 +89,27 @@ TEST_F(CapacityCli, BusyRatesFollowTheMeasuredCurve) {
   EXPECT_NE(s.out.find("load-dependent"), std::string::npos) << s.out;
 }
 
+TEST_F(CapacityCli, StepCostSimulatesTheEngine) {
+  // One slot whose iterations cost 10 ms each, five per request: M/D/1 at rho 0.6, whose
+  // mean wait is 37.5 ms (Pollaczek-Khinchine).
+  const Command c =
+      capacity({"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0",
+                "--prompt-tokens", "8", "--output-tokens", "5", "--json", "--growth", "1,2"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const json::object o = json::parse(c.out).as_object();
+  EXPECT_NE(std::string(o.at("model").as_string()).find("simulated"), std::string::npos);
+  EXPECT_NEAR(o.at("mean_wait_s").to_number<double>(), 0.0375, 0.0375 * 0.05);
+  EXPECT_NEAR(o.at("utilization").to_number<double>(), 0.6, 1e-9);
+  EXPECT_GT(o.at("ttft_mean_s").to_number<double>(), o.at("mean_wait_s").to_number<double>());
+  EXPECT_TRUE(o.at("growth").as_array()[1].at("overloaded").as_bool());  // 24/s of 20/s
+  // The text says what was simulated.
+  const Command text = capacity({"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0",
+                                 "--prompt-tokens", "8", "--output-tokens", "5"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("one engine of 1 slots simulated"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("mean time to 1st token"), std::string::npos) << text.out;
+}
+
 TEST_F(CapacityCli, HtmlFile) {
   const std::string path = (path_ / "plan.html").string();
   const Command c = capacity(with(kNlu, {"--html", path, "--priority-mix", "high=1,normal=9"}));
@@ -151,6 +172,20 @@ TEST_F(CapacityCli, BadInputExitsTwoWithAMessage) {
       {{"--arrival-rate", "10", "--busy-rates", "25,0"}, "service curve"},
       {{"--arrival-rate", "10", "--busy-rates", "25,50", "--servers", "3"}, "must agree"},
       {{"--arrival-rate", "60", "--busy-rates", "25,50"}, "no steady state"},
+      {{"--arrival-rate", "10", "--servers", "4", "--step-cost", "1,2"}, "three numbers"},
+      {{"--arrival-rate", "10", "--step-cost", "1,0,0", "--prompt-tokens", "8", "--output-tokens",
+        "4"},
+       "needs --servers"},
+      {{"--arrival-rate", "10", "--servers", "4", "--step-cost", "1,0,0"}, "--prompt-tokens"},
+      {{"--arrival-rate", "10", "--servers", "4", "--step-cost", "-1,0,0", "--prompt-tokens", "8",
+        "--output-tokens", "4"},
+       "0 or more"},
+      {{"--arrival-rate", "10", "--servers", "2", "--step-cost", "1,0,0", "--busy-rates", "1,2",
+        "--prompt-tokens", "8", "--output-tokens", "4"},
+       "give one"},
+      {{"--arrival-rate", "1000", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
+        "--output-tokens", "5"},
+       "no steady state"},
       {{"--url", "https://127.0.0.1:1"}, "https"},
       {{"--url", "http://127.0.0.1:1", "--bench-report", other}, "excludes"}};
   for (const auto& [args, why] : cases) {
@@ -177,7 +212,8 @@ TEST_F(CapacityCli, Help) {
   EXPECT_EQ(c.exit_code, 0);
   for (const char* flag : {"--arrival-rate", "--service-time", "--service-rate", "--servers",
                            "--target-wait", "--service-level", "--bench-report", "--url", "--json",
-                           "--html", "--growth", "--priority-mix", "--busy-rates"})
+                           "--html", "--growth", "--priority-mix", "--busy-rates", "--step-cost",
+                           "--prompt-tokens", "--output-tokens", "--step-tokens"})
     EXPECT_NE(c.out.find(flag), std::string::npos) << flag;
 }
 

@@ -163,5 +163,56 @@ TEST(MeasuredLoad, TheBusyLevelsOfAServerBecomeItsServiceCurve) {
   }
 }
 
+TEST(MeasuredLoad, TheEnginesIterationCostsBecomeASimulatedEngine) {
+  const std::string measured = R"({"engine": {}, "classes": {}, "capacity": {"window_s": 60,
+      "arrival_rate": 3, "service_time_s": 0.5, "slots": 4,
+      "iteration_cost": {"iterations": 5000, "fixed_ms": 6.5, "per_decode_token_ms": 0.75,
+        "per_prompt_token_ms": 0.4, "requests": 300, "prompt_tokens": 63.6,
+        "output_tokens": 32, "step_tokens": 256}}})";
+  auto m = load_from_supportd_stats(measured, "u");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_TRUE(m->batching.has_value());
+  EXPECT_EQ(m->batching->slots, 4);
+  EXPECT_EQ(m->batching->step_tokens, 256);
+  EXPECT_EQ(m->batching->fixed_ms, 6.5);
+  EXPECT_EQ(m->batching->per_decode_token_ms, 0.75);
+  EXPECT_EQ(m->batching->per_prompt_token_ms, 0.4);
+  EXPECT_EQ(m->batching->prompt_tokens, 63.6);
+  EXPECT_EQ(m->batching->output_tokens, 32);
+
+  // Too little measured (or nothing yet: null): no simulation, a note says why.
+  auto young = load_from_supportd_stats(
+      R"({"engine": {}, "classes": {}, "capacity": {"slots": 4, "iteration_cost":
+          {"iterations": 50, "fixed_ms": 6, "per_decode_token_ms": 1, "per_prompt_token_ms": 1,
+           "requests": 3, "prompt_tokens": 10, "output_tokens": 10, "step_tokens": 256}}})",
+      "u");
+  ASSERT_TRUE(young.ok()) << young.error().message;
+  EXPECT_FALSE(young->batching.has_value());
+  bool noted = false;
+  for (const std::string& note : young->notes)
+    noted = noted || note.find("fewer than") != std::string::npos;
+  EXPECT_TRUE(noted);
+  auto none = load_from_supportd_stats(
+      R"({"engine": {}, "classes": {}, "capacity": {"slots": 4, "iteration_cost": null}})", "u");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->batching.has_value());
+
+  // Malformed: named.
+  auto bad = load_from_supportd_stats(
+      R"({"engine": {}, "classes": {}, "capacity": {"slots": 4, "iteration_cost":
+          {"iterations": 5000, "fixed_ms": "fast"}}})",
+      "u");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("capacity.iteration_cost.fixed_ms"), std::string::npos);
+  auto negative = load_from_supportd_stats(
+      R"({"engine": {}, "classes": {}, "capacity": {"slots": 4, "iteration_cost":
+          {"iterations": 5000, "fixed_ms": -1, "per_decode_token_ms": 1,
+           "per_prompt_token_ms": 1, "requests": 300, "prompt_tokens": 10, "output_tokens": 10,
+           "step_tokens": 256}}})",
+      "u");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.error().message.find("iteration_cost"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace supportd::plan

@@ -44,7 +44,8 @@ Loop::Loop(const LoopSetup& setup)
                           setup.options.parallel + setup.options.prefix_cache_entries),
                     static_cast<std::size_t>(setup.options.prefix_cache_cells)),
       threadpool_(setup.threadpool),
-      tuner_(setup.pool_threads) {
+      tuner_(setup.pool_threads),
+      cost_(setup.options.step_tokens) {
   threads_ = setup.pool_threads;
   free_seq_ids_ = range(0, options_.parallel);
   std::reverse(free_seq_ids_.begin(), free_seq_ids_.end());
@@ -134,6 +135,11 @@ void Loop::run() {
             "slow iteration: {:.0f} ms; the step {:.0f} ms for {} tokens (predicted "
             "{:.0f} ms), the rest {:.0f} ms",
             iteration * 1e3, step_ms, last_step_tokens_, predicted_ms, iteration * 1e3 - step_ms);
+      }
+      // An iteration that went on to the next without waiting for work: what it cost.
+      if (!idle && last_step_costed_) {
+        cost_.record_iteration(last_decode_tokens_, last_step_tokens_ - last_decode_tokens_,
+                               iteration * 1e3);
       }
     }
     last_admission_ = now;
@@ -231,7 +237,11 @@ void Loop::finish(Sequence& s, FinishReason reason, Error error) {
     if (!tail.empty()) s.sink->on_text(tail);
   }
   if (s.seq_id >= 0) release_cells(s, normal);
-  if (normal) admission_.record_finish();
+  if (normal) {
+    admission_.record_finish();
+    cost_.record_request(static_cast<int>(s.prompt_size - std::min(s.prompt_size, s.reused)),
+                         s.generated);
+  }
   s.foreground.release();  // no caller waits any longer
 
   const auto now = Clock::now();
@@ -278,6 +288,7 @@ void Loop::publish_stats() {
   const KvAudit audit = audit_kv();
   snapshot.kv_cells_leaked = audit.cells_leaked;
   snapshot.kv_sequences_leaking = audit.sequences_leaking;
+  snapshot.cost = cost_.snapshot();
   std::lock_guard lock(stats_mutex_);
   published_ = snapshot;
 }

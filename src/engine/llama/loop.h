@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/iteration_cost.h"
 #include "engine/llama/engine_options.h"
 #include "engine/llama/model.h"
 #include "engine/llama/sequence.h"
@@ -200,10 +201,13 @@ class Loop {
   int threads_ = 0;                // threads the context is set to use now
   std::size_t shared_prefix_ = 0;  // what llama_set_shared_prefix was last told
   StepTimeModel step_time_;        // step times, by tokens and on average, for admission control
+  IterationCostModel cost_;        // iterations' and requests' costs, for capacity plans
   // Seconds from one admission to the next around a step (its overhead included), the slowest
   // recently: each iteration forgets a little of it.
   double slowest_iteration_ = 0;
   int last_step_tokens_ = 0;          // what the last step() fed llama_decode
+  int last_decode_tokens_ = 0;        // of those, decode tokens
+  bool last_step_costed_ = false;     // the last step computed for callers: cost_ counts it
   Clock::time_point last_admission_;  // when admit() last ran
   static constexpr double kSlowestIterationDecay = 0.95;
   // An iteration this much longer than its step's tokens predict is logged at debug level.

@@ -28,6 +28,7 @@ void add_token(llama_batch& batch, Token token, llama_pos pos, int seq_id, bool 
 
 void Loop::step(bool background) {
   batch_.n_tokens = 0;
+  last_step_costed_ = false;
   std::vector<Planned> planned;
   planned.reserve(running_.size());
 
@@ -171,6 +172,8 @@ void Loop::step(bool background) {
     p.sequence->phases.close(p.sequence->ms_at(ended));  // no-op unless a chunk is open
   counters_.last_step_ms = std::chrono::duration<double, std::milli>(ended - started).count();
   last_step_tokens_ = batch_.n_tokens;
+  last_decode_tokens_ = decode_tokens;
+  last_step_costed_ = !background;
   step_time_.record_step(counters_.last_step_ms);
 }
 

@@ -430,6 +430,7 @@ EngineStats RouterEngine::stats() const {
     total.busy_seconds += one.busy_seconds;
     total.threads = std::max(total.threads, one.threads);
     total.slots += one.slots;
+    if (one.cost.iterations > total.cost.iterations) total.cost = one.cost;
   }
   return total;
 }

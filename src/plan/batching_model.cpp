@@ -1,0 +1,219 @@
+// The continuous-batching simulation (see batching_model.h): an engine of slots stepping in
+// iterations, fed by a Poisson queue or kept full.
+#include "plan/batching_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <random>
+
+namespace supportd::plan {
+namespace {
+
+constexpr int kMaxSlots = 4096;
+constexpr double kMaxTokens = 1e6;
+constexpr int kMinChunk = 16;  // engine/llama/step.cpp: a prompt chunk goes on whatever decodes
+
+bool non_negative(double value) {
+  return std::isfinite(value) && value >= 0;
+}
+
+int whole_tokens(double tokens) {
+  return std::max(1, static_cast<int>(std::lround(tokens)));
+}
+
+struct Arrival {
+  double at = 0;
+  std::int64_t id = 0;
+};
+
+// A request in a slot.
+struct Sequence {
+  Arrival arrival;
+  double admitted = 0;
+  double first_token = -1;  // when it got its first token; -1: not yet
+  int to_feed = 0;          // tokens to feed before its next token: the prompt left, then 1
+  int output_left = 0;      // tokens still to generate
+  int chunk = 0;            // tokens fed in the iteration being planned
+};
+
+// What the loop of engine/llama does with its running sequences, one iteration at a time.
+class SimulatedEngine {
+ public:
+  explicit SimulatedEngine(const BatchingModel& model)
+      : model_(model),
+        prompt_(whole_tokens(model.prompt_tokens)),
+        output_(whole_tokens(model.output_tokens)) {
+    running_.reserve(static_cast<std::size_t>(model.slots));
+  }
+
+  bool empty() const { return running_.empty(); }
+  bool has_free_slot() const { return static_cast<int>(running_.size()) < model_.slots; }
+
+  void admit(const Arrival& arrival, double now) {
+    running_.push_back({arrival, now, -1, prompt_, output_, 0});
+  }
+
+  // Runs the iteration that starts at `now` and returns when it ends; the sequences that
+  // finished in it are appended to `done`, in admission order.
+  double iterate(double now, std::vector<Sequence>& done) {
+    // Plan: decode tokens first (a sequence with one token to feed), then prompt chunks under
+    // the budget, oldest admission first.
+    int decode = 0;
+    for (Sequence& s : running_) {
+      s.chunk = s.to_feed == 1 ? 1 : 0;
+      decode += s.chunk;
+    }
+    const int capacity = std::max(model_.step_tokens, model_.slots);
+    int budget = std::min(capacity - decode, std::max(model_.step_tokens - decode, kMinChunk));
+    int prompt = 0;
+    for (Sequence& s : running_) {
+      if (budget <= 0) break;
+      if (s.to_feed <= 1) continue;
+      s.chunk = std::min(s.to_feed, budget);
+      budget -= s.chunk;
+      prompt += s.chunk;
+    }
+    const double end = now + (model_.fixed_ms + model_.per_decode_token_ms * decode +
+                              model_.per_prompt_token_ms * prompt) /
+                                 1e3;
+    // Apply: a sequence that fed its last pending token has a new one.
+    for (Sequence& s : running_) {
+      if (s.chunk == 0) continue;
+      s.to_feed -= s.chunk;
+      if (s.to_feed > 0) continue;
+      s.to_feed = 1;
+      if (s.first_token < 0) s.first_token = end;
+      --s.output_left;
+    }
+    const auto finished = [](const Sequence& s) { return s.output_left <= 0; };
+    for (const Sequence& s : running_) {
+      if (finished(s)) done.push_back(s);
+    }
+    std::erase_if(running_, finished);
+    return end;
+  }
+
+ private:
+  const BatchingModel& model_;
+  const int prompt_;
+  const int output_;
+  std::vector<Sequence> running_;  // in admission order
+};
+
+}  // namespace
+
+Status check_batching(const BatchingModel& m) {
+  for (const auto& [flag, cost] : {std::pair{"step-cost", m.fixed_ms},
+                                   {"step-cost", m.per_decode_token_ms},
+                                   {"step-cost", m.per_prompt_token_ms}}) {
+    if (!non_negative(cost))
+      return Error::invalid("every iteration cost must be a number of milliseconds, 0 or more",
+                            flag);
+  }
+  if (!(m.fixed_ms + m.per_decode_token_ms > 0) || !(m.fixed_ms + m.per_prompt_token_ms > 0))
+    return Error::invalid("an iteration must cost some time: a fixed cost or a cost per token",
+                          "step-cost");
+  if (m.slots < 1 || m.slots > kMaxSlots)
+    return Error::invalid(fmt::format("the engine's slots must be between 1 and {}", kMaxSlots),
+                          "servers");
+  if (m.step_tokens < kMinChunk)
+    return Error::invalid(fmt::format("the step's token budget must be at least {}", kMinChunk),
+                          "step-tokens");
+  for (const auto& [flag, tokens] :
+       {std::pair{"prompt-tokens", m.prompt_tokens}, {"output-tokens", m.output_tokens}}) {
+    if (!std::isfinite(tokens) || tokens < 0.5 || tokens > kMaxTokens) {
+      return Error::invalid(
+          fmt::format("--{} must be a number of tokens from 1 to {:.0f}", flag, kMaxTokens), flag);
+    }
+  }
+  return {};
+}
+
+double batching_capacity(const BatchingModel& model) {
+  // Every slot full from the start; a request that leaves is replaced at the next iteration.
+  // The rate is taken after the first rounds, when the start's lockstep has settled.
+  SimulatedEngine engine(model);
+  const std::int64_t settle = 10LL * model.slots, measured = 50LL * model.slots;
+  std::int64_t completed = 0;
+  double now = 0, from = 0;
+  std::vector<Sequence> done;
+  while (completed < settle + measured) {
+    while (engine.has_free_slot())
+      engine.admit({now, 0}, now);
+    done.clear();
+    now = engine.iterate(now, done);
+    for (std::size_t i = 0; i < done.size(); ++i) {
+      if (++completed == settle) from = now;
+    }
+  }
+  return static_cast<double>(completed - settle) / (now - from);
+}
+
+Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arrival_rate,
+                                         const SimulationOptions& options) {
+  if (auto status = check_batching(model); !status) return status.error();
+  if (!std::isfinite(arrival_rate) || !(arrival_rate > 0))
+    return Error::invalid("the arrival rate must be a number above 0 per second", "arrival-rate");
+  const double capacity = batching_capacity(model);
+  if (!(arrival_rate < capacity)) {
+    return Error::invalid(
+        fmt::format("arrivals of {:.4g}/s reach the engine's simulated capacity of {:.4g}/s: "
+                    "there is no steady state, the queue grows without bound",
+                    arrival_rate, capacity),
+        "utilization");
+  }
+  std::mt19937_64 random(options.seed);
+  std::exponential_distribution<double> gap(arrival_rate);
+  const std::int64_t total = options.warmup + options.requests;
+  SimulatedEngine engine(model);
+  std::deque<Arrival> queue;
+  std::vector<Sequence> done;
+  SimulatedQueue result;
+  result.waits.reserve(static_cast<std::size_t>(options.requests));
+  double ttft = 0, service = 0;
+  std::int64_t arrived = 0, finished = 0, waited = 0;
+  double next = gap(random), now = 0;
+  while (finished < options.requests) {
+    while (arrived < total && next <= now) {
+      queue.push_back({next, arrived++});
+      next += gap(random);
+    }
+    if (engine.empty() && queue.empty()) {
+      if (arrived == total) break;  // (unreachable: every request has then finished)
+      now = next;                   // idle until the next arrival, which starts at once
+      continue;
+    }
+    while (engine.has_free_slot() && !queue.empty()) {
+      const Arrival arrival = queue.front();
+      queue.pop_front();
+      engine.admit(arrival, now);
+      if (arrival.id < options.warmup) continue;
+      result.waits.push_back(now - arrival.at);
+      if (now > arrival.at) ++waited;
+    }
+    done.clear();
+    now = engine.iterate(now, done);
+    for (const Sequence& s : done) {
+      if (s.arrival.id < options.warmup) continue;
+      ++finished;
+      ttft += s.first_token - s.arrival.at;
+      service += now - s.admitted;
+    }
+  }
+  std::sort(result.waits.begin(), result.waits.end());
+  result.requests = options.requests;
+  const auto n = static_cast<double>(options.requests);
+  double total_wait = 0;
+  for (double w : result.waits)
+    total_wait += w;
+  result.mean_wait_s = total_wait / n;
+  result.p_wait = static_cast<double>(waited) / n;
+  result.ttft_mean_s = ttft / n;
+  result.service_mean_s = service / n;
+  return result;
+}
+
+}  // namespace supportd::plan

@@ -1,0 +1,71 @@
+// One engine's continuous batching as the capacity planner simulates it, built from what the
+// engine measured of itself (engine/iteration_cost.h, /v1/stats "capacity.iteration_cost").
+// Requests arrive (Poisson), wait in one FIFO queue for one of the engine's slots, and are
+// served in iterations the way engine/llama's loop serves them: at the start of an iteration
+// the free slots take the oldest waiting requests (a request arriving during an iteration
+// waits for its end, free slot or not; one arriving at an idle engine starts at once); then
+// every sequence that has computed its prompt decodes one token, and prompts are computed in
+// chunks in the rest of the step's token budget (oldest first; at least 16 tokens even when
+// the decode tokens fill it); the iteration costs
+//   fixed + per decode token x decode tokens + per prompt token x prompt tokens.
+// The chunk that completes a prompt gives the request its first token; it leaves with its
+// last, and its slot is free for the next iteration.
+// Every request computes the same prompt tokens and generates the same tokens (the measured
+// means, rounded): the variability the simulation sees is the arrivals' and the batch's.
+// Left out: preemption, deadlines, prompts that share a prefix, the KV cache's limit, and
+// priority classes (one FIFO queue).
+// Why a simulation: a slot's service time depends on what else is in the batch, and the
+// arrivals' bursts start prompts together (their chunks share the iterations the others decode
+// in, and their requests then finish together), which a birth-death chain over a closed loop's
+// rates does not see: bench/capacity-backtest compares both with supportd's measured waits.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+
+namespace supportd::plan {
+
+struct BatchingModel {
+  int slots = 0;          // sequences the engine runs at once
+  int step_tokens = 256;  // tokens one step may carry (decode tokens and prompt chunks)
+  double fixed_ms = 0;    // an iteration's cost: fixed + per token of each kind
+  double per_decode_token_ms = 0;
+  double per_prompt_token_ms = 0;
+  double prompt_tokens = 0;  // computed per request (simulated as the nearest whole number, >= 1)
+  double output_tokens = 0;  // generated per request (likewise)
+};
+
+// kInvalidArgument naming the flag when a cost is negative or not a number, an iteration would
+// cost nothing, slots are outside 1 .. 4096, the step's budget is below 16, or a token count is
+// below 1 or above a million.
+Status check_batching(const BatchingModel& model);
+
+// Requests per second the engine completes with every slot kept busy: a closed loop in which a
+// request that leaves is replaced at the next iteration. REQUIRES: check_batching(model) ok.
+double batching_capacity(const BatchingModel& model);
+
+struct SimulatedQueue {
+  std::int64_t requests = 0;  // measured, after the warm-up
+  std::vector<double> waits;  // seconds from arrival to a slot, every measured request, sorted
+  double mean_wait_s = 0;
+  double p_wait = 0;          // the share of requests that waited at all
+  double ttft_mean_s = 0;     // arrival to the first token
+  double service_mean_s = 0;  // a slot to the last token
+};
+
+struct SimulationOptions {
+  std::int64_t requests = 100000;  // measured
+  std::int64_t warmup = 5000;      // simulated first and not measured
+  std::uint64_t seed = 1;
+};
+
+// The queue at `arrival_rate` per second. Seeded: the same inputs give the same numbers.
+// kInvalidArgument from check_batching, for a rate that is not a number above 0, or for one at
+// or above batching_capacity (no steady state).
+Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arrival_rate,
+                                         const SimulationOptions& options = {});
+
+}  // namespace supportd::plan

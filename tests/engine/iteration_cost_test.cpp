@@ -1,0 +1,81 @@
+// The iteration cost a capacity plan simulates an engine with: a fixed cost and a cost per
+// decode and per prompt token fitted apart, the fallbacks when the data cannot tell them apart,
+// and the requests' mean tokens.
+#include "engine/iteration_cost.h"
+
+#include <gtest/gtest.h>
+
+namespace supportd::engine {
+namespace {
+
+TEST(IterationCostModel, FitsAFixedCostAndACostPerTokenOfEachKind) {
+  // 5 ms + 0.8 ms per decode token + 0.3 ms per prompt token, over batches of 1 to 8 decode
+  // tokens with or without a prompt chunk of 32 to 160 tokens.
+  IterationCostModel model(256);
+  for (int i = 0; i < 400; ++i) {
+    const int decode = 1 + i % 8;
+    const int prompt = i % 3 == 0 ? 32 * (1 + i % 5) : 0;
+    model.record_iteration(decode, prompt, 5 + 0.8 * decode + 0.3 * prompt);
+  }
+  const IterationCost cost = model.snapshot();
+  EXPECT_EQ(cost.iterations, 400);
+  EXPECT_EQ(cost.step_tokens, 256);
+  EXPECT_NEAR(cost.fixed_ms, 5, 1e-6);
+  EXPECT_NEAR(cost.per_decode_token_ms, 0.8, 1e-6);
+  EXPECT_NEAR(cost.per_prompt_token_ms, 0.3, 1e-6);
+}
+
+TEST(IterationCostModel, NothingMeasuredIsZeroAndOneKindAloneGivesItsSlopeToBoth) {
+  IterationCostModel model(64);
+  IterationCost empty = model.snapshot();
+  EXPECT_EQ(empty.iterations, 0);
+  EXPECT_EQ(empty.fixed_ms, 0);
+  EXPECT_EQ(empty.per_decode_token_ms, 0);
+
+  // Decode only: the prompt tokens never varied, so the data says nothing of them apart.
+  for (int i = 0; i < 100; ++i)
+    model.record_iteration(1 + i % 4, 0, 2 + 0.5 * (1 + i % 4));
+  const IterationCost cost = model.snapshot();
+  EXPECT_NEAR(cost.fixed_ms, 2, 1e-6);
+  EXPECT_NEAR(cost.per_decode_token_ms, 0.5, 1e-6);
+  EXPECT_NEAR(cost.per_prompt_token_ms, 0.5, 1e-6);
+
+  // One size only: its mean is the fixed cost.
+  IterationCostModel constant(64);
+  for (int i = 0; i < 10; ++i)
+    constant.record_iteration(4, 0, 7);
+  EXPECT_NEAR(constant.snapshot().fixed_ms, 7, 1e-9);
+  EXPECT_EQ(constant.snapshot().per_decode_token_ms, 0);
+}
+
+TEST(IterationCostModel, ASlopeTheNoiseMakesNegativeBecomesZero) {
+  // Prompt chunks that came with faster iterations (another process left the cores): the
+  // joint fit gives prompt tokens a negative cost, which no plan could use.
+  IterationCostModel model(256);
+  for (int i = 0; i < 200; ++i) {
+    const int decode = 1 + i % 4;
+    const int prompt = i % 2 == 0 ? 64 : 0;
+    model.record_iteration(decode, prompt, 10 + 1.0 * decode - (prompt > 0 ? 3 : 0));
+  }
+  const IterationCost cost = model.snapshot();
+  EXPECT_EQ(cost.per_prompt_token_ms, 0);
+  EXPECT_GT(cost.per_decode_token_ms, 0);
+  EXPECT_GE(cost.fixed_ms, 0);
+}
+
+TEST(IterationCostModel, RequestsGiveTheirMeanTokensRecentOnesWeighingMore) {
+  IterationCostModel model(256, 8);
+  for (int i = 0; i < 50; ++i)
+    model.record_request(100, 20);
+  EXPECT_EQ(model.snapshot().requests, 50);
+  EXPECT_NEAR(model.snapshot().prompt_tokens, 100, 1e-9);
+  EXPECT_NEAR(model.snapshot().output_tokens, 20, 1e-9);
+  for (int i = 0; i < 50; ++i)
+    model.record_request(40, 60);
+  // A memory of about 8 requests: the old ones are all but forgotten.
+  EXPECT_NEAR(model.snapshot().prompt_tokens, 40, 0.1);
+  EXPECT_NEAR(model.snapshot().output_tokens, 60, 0.1);
+}
+
+}  // namespace
+}  // namespace supportd::engine

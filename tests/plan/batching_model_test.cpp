@@ -1,0 +1,173 @@
+// The continuous-batching simulation (plan/batching_model.h): one slot is an M/D/1 queue
+// (Pollaczek-Khinchine's closed form), a full engine's rate follows from its iterations by
+// hand, prompts go in chunks of the step's budget, and a plan built on it reads its waits.
+#include "plan/batching_model.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+
+#include "plan/capacity_plan.h"
+#include "plan/plan_report.h"
+
+namespace supportd::plan {
+namespace {
+
+BatchingModel one_slot() {
+  BatchingModel m;
+  m.slots = 1;
+  m.fixed_ms = 10;  // every iteration 10 ms, whatever it carries
+  m.prompt_tokens = 8;
+  m.output_tokens = 5;  // one prompt iteration and four decode iterations: 50 ms
+  return m;
+}
+
+TEST(BatchingModel, OneSlotIsAnMD1Queue) {
+  const BatchingModel m = one_slot();
+  EXPECT_NEAR(batching_capacity(m), 20, 1e-9);
+  // rho 0.6 with a constant 50 ms service: Pollaczek-Khinchine's mean wait
+  // rho s / (2 (1 - rho)) = 37.5 ms, and P(wait) = rho.
+  auto queue = simulate_batching(m, 12);
+  ASSERT_TRUE(queue.ok()) << queue.error().message;
+  EXPECT_EQ(queue->requests, 100000);
+  ASSERT_EQ(queue->waits.size(), 100000u);
+  EXPECT_TRUE(std::is_sorted(queue->waits.begin(), queue->waits.end()));
+  EXPECT_NEAR(queue->mean_wait_s, 0.0375, 0.0375 * 0.05);
+  EXPECT_NEAR(queue->p_wait, 0.6, 0.01);
+  EXPECT_NEAR(queue->service_mean_s, 0.05, 1e-9);
+  EXPECT_NEAR(queue->ttft_mean_s, queue->mean_wait_s + 0.010, 1e-9);
+
+  // Seeded: the same inputs, the same numbers; another seed, another sample.
+  auto again = simulate_batching(m, 12);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->waits, queue->waits);
+  SimulationOptions other;
+  other.seed = 2;
+  auto reseeded = simulate_batching(m, 12, other);
+  ASSERT_TRUE(reseeded.ok());
+  EXPECT_NE(reseeded->mean_wait_s, queue->mean_wait_s);
+}
+
+TEST(BatchingModel, AFullEnginesRateFollowsFromItsIterations) {
+  // Four slots kept full start together: one iteration computes the four 32-token prompts
+  // (2 + 0.1 x 128 = 14.8 ms), then nine decode iterations of four tokens (2 + 0.5 x 4 = 4 ms
+  // each): four requests every 50.8 ms.
+  BatchingModel m;
+  m.slots = 4;
+  m.fixed_ms = 2;
+  m.per_decode_token_ms = 0.5;
+  m.per_prompt_token_ms = 0.1;
+  m.prompt_tokens = 32;
+  m.output_tokens = 10;
+  EXPECT_NEAR(batching_capacity(m), 4 / 0.0508, 1e-6);
+
+  // A prompt longer than the budget goes in chunks: 100 tokens in chunks of 16 take seven
+  // iterations (the last of 4 tokens gives the first token), then two decode iterations.
+  BatchingModel chunked;
+  chunked.slots = 1;
+  chunked.step_tokens = 16;
+  chunked.fixed_ms = 1;
+  chunked.prompt_tokens = 100;
+  chunked.output_tokens = 3;
+  EXPECT_NEAR(batching_capacity(chunked), 1000.0 / 9, 1e-6);
+}
+
+TEST(BatchingModel, WaitsGrowWithTheLoadAndTheCapacityIsRefused) {
+  BatchingModel m;
+  m.slots = 4;
+  m.fixed_ms = 2;
+  m.per_decode_token_ms = 0.5;
+  m.per_prompt_token_ms = 0.1;
+  m.prompt_tokens = 32;
+  m.output_tokens = 10;
+  const double capacity = batching_capacity(m);
+  double previous = -1;
+  for (double utilization : {0.3, 0.6, 0.8}) {
+    auto queue = simulate_batching(m, utilization * capacity);
+    ASSERT_TRUE(queue.ok()) << queue.error().message;
+    EXPECT_GT(queue->mean_wait_s, previous) << utilization;
+    previous = queue->mean_wait_s;
+  }
+  auto over = simulate_batching(m, capacity);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().param, "utilization");
+  EXPECT_FALSE(simulate_batching(m, 0).ok());
+}
+
+TEST(BatchingModel, BadModelsNameTheirFlag) {
+  const auto param_of = [](BatchingModel m) {
+    auto status = check_batching(m);
+    return status ? std::string("ok") : status.error().param;
+  };
+  EXPECT_EQ(param_of(one_slot()), "ok");
+  BatchingModel m = one_slot();
+  m.per_decode_token_ms = -1;
+  EXPECT_EQ(param_of(m), "step-cost");
+  m = one_slot();
+  m.fixed_ms = 0;
+  EXPECT_EQ(param_of(m), "step-cost");  // an iteration that costs nothing
+  m = one_slot();
+  m.slots = 0;
+  EXPECT_EQ(param_of(m), "servers");
+  m = one_slot();
+  m.step_tokens = 8;
+  EXPECT_EQ(param_of(m), "step-tokens");
+  m = one_slot();
+  m.prompt_tokens = 0;
+  EXPECT_EQ(param_of(m), "prompt-tokens");
+  m = one_slot();
+  m.output_tokens = 1e9;
+  EXPECT_EQ(param_of(m), "output-tokens");
+}
+
+TEST(BatchingModel, APlanReadsTheSimulatedWaits) {
+  BatchingModel engine;
+  engine.slots = 4;
+  engine.fixed_ms = 2;
+  engine.per_decode_token_ms = 0.5;
+  engine.per_prompt_token_ms = 0.1;
+  engine.prompt_tokens = 32;
+  engine.output_tokens = 10;
+  Station base;
+  base.arrival_rate = 0.5 * batching_capacity(engine);
+  auto station = with_batching(base, engine);
+  ASSERT_TRUE(station.ok()) << station.error().message;
+  EXPECT_EQ(station->servers, 4);
+  EXPECT_NEAR(station->service_rate * 4, station->capacity(), 1e-9);
+
+  PlanInputs inputs;
+  inputs.station = *station;
+  inputs.growth = {1, 1.5, 3};
+  auto plan = make_plan(inputs);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const Performance& p = plan->performance;
+  EXPECT_NE(p.model.find("simulated"), std::string::npos) << p.model;
+  EXPECT_TRUE(p.approximation);
+  ASSERT_TRUE(p.sampled_waits);
+  ASSERT_TRUE(p.ttft_mean_s.has_value());
+  EXPECT_GT(*p.ttft_mean_s, p.mean_wait_s());
+  EXPECT_LE(p.wait_quantile(0.5), p.wait_quantile(0.95));
+  EXPECT_LE(p.wait_quantile(0.95), p.wait_quantile(0.99));
+  EXPECT_NEAR(p.wait_within(p.wait_quantile(0.95)), 0.95, 0.01);
+  EXPECT_NEAR(p.utilization, 0.5, 1e-9);
+  // At 1.5x a wait; at 3x the engine is overloaded (no steady state, no waits).
+  ASSERT_EQ(plan->growth.size(), 3u);
+  ASSERT_TRUE(plan->growth[1].performance.has_value());
+  EXPECT_GT(plan->growth[1].performance->mean_wait_s(), p.mean_wait_s());
+  EXPECT_FALSE(plan->growth[2].performance.has_value());
+  EXPECT_GT(plan->growth[2].servers_needed, 4);
+
+  const auto json = boost::json::parse(plan_json(*plan));
+  EXPECT_GT(json.at("ttft_mean_s").to_number<double>(), 0);
+  EXPECT_NE(plan_text(*plan).find("one engine of 4 slots simulated"), std::string::npos);
+
+  // The engine's slots are the plan's servers.
+  Station mismatched = *station;
+  mismatched.servers = 8;
+  EXPECT_FALSE(check_station(mismatched).ok());
+}
+
+}  // namespace
+}  // namespace supportd::plan
