@@ -15,6 +15,10 @@ namespace {
 constexpr int kMaxSlots = 4096;
 constexpr double kMaxTokens = 1e6;
 constexpr int kMinChunk = 16;  // engine/llama/step.cpp: a prompt chunk goes on whatever decodes
+// Slot-iterations the capacity's closed loop may take (about a second): long requests are
+// simulated in fewer rounds, never for minutes (SimulationOptions::max_work for the queue's).
+constexpr double kMaxWork = 2e8;
+constexpr std::int64_t kMinRequests = 200;
 
 bool non_negative(double value) {
   return std::isfinite(value) && value >= 0;
@@ -22,6 +26,13 @@ bool non_negative(double value) {
 
 int whole_tokens(double tokens) {
   return std::max(1, static_cast<int>(std::lround(tokens)));
+}
+
+// The most iterations a request holds a slot for: its prompt in the smallest chunks, then its
+// decode steps.
+double request_iterations(const BatchingModel& model) {
+  return std::ceil(whole_tokens(model.prompt_tokens) / static_cast<double>(kMinChunk)) +
+         whole_tokens(model.output_tokens);
 }
 
 struct Arrival {
@@ -134,9 +145,13 @@ Status check_batching(const BatchingModel& m) {
 
 double batching_capacity(const BatchingModel& model) {
   // Every slot full from the start; a request that leaves is replaced at the next iteration.
-  // The rate is taken after the first rounds, when the start's lockstep has settled.
+  // The rate is taken after the first rounds (a round: as many requests as slots), when the
+  // start's lockstep has settled: 60 rounds, fewer for long requests on many slots.
   SimulatedEngine engine(model);
-  const std::int64_t settle = 10LL * model.slots, measured = 50LL * model.slots;
+  const double rounds =
+      std::clamp(std::floor(kMaxWork / (request_iterations(model) * model.slots)), 6.0, 60.0);
+  const std::int64_t settle = static_cast<std::int64_t>(rounds / 6) * model.slots;
+  const std::int64_t measured = static_cast<std::int64_t>(rounds) * model.slots - settle;
   std::int64_t completed = 0;
   double now = 0, from = 0;
   std::vector<Sequence> done;
@@ -157,6 +172,8 @@ Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arri
   if (auto status = check_batching(model); !status) return status.error();
   if (!std::isfinite(arrival_rate) || !(arrival_rate > 0))
     return Error::invalid("the arrival rate must be a number above 0 per second", "arrival-rate");
+  if (options.requests < 1 || options.warmup < 0)
+    return Error::invalid("a simulation measures at least one request", "requests");
   const double capacity = batching_capacity(model);
   if (!(arrival_rate < capacity)) {
     return Error::invalid(
@@ -167,16 +184,23 @@ Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arri
   }
   std::mt19937_64 random(options.seed);
   std::exponential_distribution<double> gap(arrival_rate);
-  const std::int64_t total = options.warmup + options.requests;
+  // Fewer requests when each is long (max_work), with the warm-up in proportion.
+  const auto affordable =
+      static_cast<std::int64_t>(std::max(options.max_work, 0.0) / request_iterations(model));
+  const std::int64_t requests =
+      std::max(std::min(options.requests, affordable), std::min(options.requests, kMinRequests));
+  const std::int64_t warmup =
+      options.requests > 0 ? options.warmup * requests / options.requests : options.warmup;
+  const std::int64_t total = warmup + requests;
   SimulatedEngine engine(model);
   std::deque<Arrival> queue;
   std::vector<Sequence> done;
   SimulatedQueue result;
-  result.waits.reserve(static_cast<std::size_t>(options.requests));
+  result.waits.reserve(static_cast<std::size_t>(requests));
   double ttft = 0, service = 0;
   std::int64_t arrived = 0, finished = 0, waited = 0;
   double next = gap(random), now = 0;
-  while (finished < options.requests) {
+  while (finished < requests) {
     while (arrived < total && next <= now) {
       queue.push_back({next, arrived++});
       next += gap(random);
@@ -190,22 +214,22 @@ Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arri
       const Arrival arrival = queue.front();
       queue.pop_front();
       engine.admit(arrival, now);
-      if (arrival.id < options.warmup) continue;
+      if (arrival.id < warmup) continue;
       result.waits.push_back(now - arrival.at);
       if (now > arrival.at) ++waited;
     }
     done.clear();
     now = engine.iterate(now, done);
     for (const Sequence& s : done) {
-      if (s.arrival.id < options.warmup) continue;
+      if (s.arrival.id < warmup) continue;
       ++finished;
       ttft += s.first_token - s.arrival.at;
       service += now - s.admitted;
     }
   }
   std::sort(result.waits.begin(), result.waits.end());
-  result.requests = options.requests;
-  const auto n = static_cast<double>(options.requests);
+  result.requests = requests;
+  const auto n = static_cast<double>(requests);
   double total_wait = 0;
   for (double w : result.waits)
     total_wait += w;

@@ -57,9 +57,13 @@ struct SimulatedQueue {
 };
 
 struct SimulationOptions {
-  std::int64_t requests = 100000;  // measured
-  std::int64_t warmup = 5000;      // simulated first and not measured
+  // Measured (at least 1), fewer for long requests: a simulation takes about a second at most.
+  std::int64_t requests = 100000;
+  std::int64_t warmup = 5000;  // simulated first and not measured (scaled with `requests`)
   std::uint64_t seed = 1;
+  // Slot-iterations the simulation may take (2e8: about a second); long requests are simulated
+  // in fewer numbers to keep within it, but never fewer than 200 (or `requests`).
+  double max_work = 2e8;
 };
 
 // The queue at `arrival_rate` per second. Seeded: the same inputs give the same numbers.

@@ -22,21 +22,31 @@ constexpr int kPoints = 160;                  // points per curve
 constexpr int kSimulatedPoints = 24;          // with a simulated engine (each point a simulation)
 constexpr double kHighestUtilization = 0.97;  // curves stop there (the wait goes to infinity)
 
-// The wait (mean, or a quantile when q > 0), in milliseconds, against the arrival rate from 0
-// to `top` (or to kHighestUtilization of `servers`' capacity, whichever comes first).
-std::vector<std::pair<double, double>> wait_curve(const Station& base, int servers, double top,
-                                                  double q) {
+// The plan's performance at arrival rates from 0 to `top` (or to kHighestUtilization of
+// `servers`' capacity, whichever comes first), while it has a steady state. A simulated
+// engine is evaluated at fewer rates (each is a simulation).
+std::vector<std::pair<double, Performance>> evaluate_curve(const Station& base, int servers,
+                                                           double top) {
   Station s = base;
   s.servers = servers;
-  std::vector<std::pair<double, double>> points;
+  std::vector<std::pair<double, Performance>> points;
   const double end = std::min(top, kHighestUtilization * servers * s.service_rate);
   const int count = s.batching ? kSimulatedPoints : kPoints;
   for (int i = 1; i <= count; ++i) {
     s.arrival_rate = end * i / count;
     auto p = evaluate(s);
     if (!p) break;
-    points.emplace_back(s.arrival_rate, 1e3 * (q > 0 ? p->wait_quantile(q) : p->mean_wait_s()));
+    points.emplace_back(s.arrival_rate, std::move(*p));
   }
+  return points;
+}
+
+// The wait (mean, or a quantile when q > 0), in milliseconds, along an evaluated curve.
+std::vector<std::pair<double, double>> wait_series(
+    const std::vector<std::pair<double, Performance>>& curve, double q) {
+  std::vector<std::pair<double, double>> points;
+  for (const auto& [rate, p] : curve)
+    points.emplace_back(rate, 1e3 * (q > 0 ? p.wait_quantile(q) : p.mean_wait_s()));
   return points;
 }
 
@@ -66,14 +76,16 @@ std::string plan_html(const CapacityPlan& plan) {
   }
   std::vector<ChartSeries> mean_series;
   int color = 0;
+  const auto planned = evaluate_curve(s, s.servers, top);
   for (int servers : counts) {
     mean_series.push_back(
         {fmt::format("{} servers{}", servers, servers == s.servers ? " (plan)" : ""),
-         kColors[color++ % kCurves], wait_curve(s, servers, top, 0)});
+         kColors[color++ % kCurves],
+         wait_series(servers == s.servers ? planned : evaluate_curve(s, servers, top), 0)});
   }
-  std::vector<ChartSeries> plan_series{{"mean", kColors[0], wait_curve(s, s.servers, top, 0)},
-                                       {"p95", kColors[1], wait_curve(s, s.servers, top, 0.95)},
-                                       {"p99", kColors[3], wait_curve(s, s.servers, top, 0.99)}};
+  std::vector<ChartSeries> plan_series{{"mean", kColors[0], wait_series(planned, 0)},
+                                       {"p95", kColors[1], wait_series(planned, 0.95)},
+                                       {"p99", kColors[3], wait_series(planned, 0.99)}};
   const std::string title = "supportd capacity: " + plan.performance.model;
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n"

@@ -1,6 +1,7 @@
 // `supportd capacity --url` against a running supportd: after a few requests of two classes,
-// /v1/stats carries the load it measured ("capacity": arrivals, service time per slot, slots),
-// and the planner starts from those numbers (the engine's slots as servers and per engine).
+// /v1/stats carries the load it measured ("capacity": arrivals, service time per slot, slots,
+// the busy levels and the engine's iteration costs), and the planner starts from those numbers
+// (the engine's slots as servers and per engine; the engine simulated once it measured enough).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -67,7 +68,7 @@ test('plans from the load the server measured', async () => {
   }
 });
 
-test('a server kept busy with several requests at once gives the plan its service curve', async () => {
+test('a server kept busy with several requests at once gives the plan its engine to simulate', async () => {
   // Three clients, each idle for as long as its last request took: the engine spends the time
   // with 0 to 3 in service, busy about half of it (a steady state to plan from, not a
   // saturated one). In rounds of four seconds until some level was seen long enough for the
@@ -99,10 +100,24 @@ test('a server kept busy with several requests at once gives the plan its servic
                                         '--arrival-rate', String(slowest / 4)],
                                { timeout: 60000 });
   const plan = JSON.parse(stdout);
-  assert.match(plan.model, /load-dependent/);
-  assert.ok(plan.inputs.notes.some((n) => /^service curve: .* measured/.test(n)),
+  // What the engine measured of its own iterations and requests (engine/iteration_cost.h):
+  // the plan simulates that engine, which it prefers to the curve (bench/capacity-backtest).
+  const cost = (await (await fetch(`${server.url}/v1/stats`)).json()).capacity.iteration_cost;
+  assert.ok(cost.iterations >= 200 && cost.requests >= 20, JSON.stringify(cost));
+  assert.ok(cost.fixed_ms + cost.per_decode_token_ms > 0, JSON.stringify(cost));
+  assert.ok(cost.output_tokens > 8 && cost.output_tokens <= 48, JSON.stringify(cost));  // 8 and 48 asked
+  assert.ok(cost.prompt_tokens > 0, JSON.stringify(cost));
+  assert.equal(cost.step_tokens, 256);
+  assert.match(plan.model, /continuous batching, simulated/);
+  assert.ok(plan.inputs.notes.some((n) => /^iteration costs: fitted by the engine/.test(n)),
+            JSON.stringify(plan.inputs.notes));
+  assert.ok(plan.inputs.notes.some((n) => /^service curve: set aside/.test(n)),
+            JSON.stringify(plan.inputs.notes));
+  assert.ok(plan.inputs.notes.some((n) => /^one engine of 3 slots simulated/.test(n)),
             JSON.stringify(plan.inputs.notes));
   assert.equal(plan.inputs.servers, 3);
+  assert.equal(typeof plan.ttft_mean_s, 'number');
+  assert.ok(plan.mean_wait_s >= 0);
 });
 
 test('a server without /v1/stats fails with exit code 1, naming its answer', async () => {

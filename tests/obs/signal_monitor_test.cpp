@@ -137,6 +137,38 @@ TEST(AnomalyMonitor, ALatencyBackWithinItsBandClearsThoughTheSeriesMovesInANewWa
   EXPECT_EQ(raised, 2u) << "the second incident raised nothing";
 }
 
+// How many of ten incidents, a minute each at 2.4 times the usual latency and four minutes
+// apart, raise an alert, with `options`.
+std::size_t incidents_raised(const MonitorOptions& options) {
+  AnomalyMonitor monitor(options);
+  WallClock::time_point now{};
+  std::size_t raised = 0, t = 0;
+  const auto tick = [&](double value) {
+    const SignalValue values[] = {{"latency", value, Direction::kUp}};
+    now += seconds(1);
+    for (const AlertRecord& change : monitor.observe(values, now))
+      raised += change.active ? 1 : 0;
+  };
+  for (; t < 400; ++t)
+    tick(usual_latency(t));
+  for (int incident = 0; incident < 10; ++incident) {
+    for (int i = 0; i < 60; ++i, ++t)
+      tick(2.4 * usual_latency(t));
+    for (int i = 0; i < 240; ++i, ++t)
+      tick(usual_latency(t));
+  }
+  return raised;
+}
+
+TEST(AnomalyMonitor, RepeatedIncidentsEachRaiseTheirAlert) {
+  // An incident's readings are not learnt while its alert is active: every one raises.
+  EXPECT_EQ(incidents_raised(MonitorOptions{}), 10u);
+  // Learnt, the incidents become the usual and the later ones raise nothing.
+  MonitorOptions learning;
+  learning.unlearnt_alert_readings = 0;
+  EXPECT_LT(incidents_raised(learning), 10u);
+}
+
 TEST(AnomalyMonitor, SkipsValuesThatAreNotFinite) {
   AnomalyMonitor monitor;
   const WallClock::time_point now{};

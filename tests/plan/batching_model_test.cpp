@@ -96,6 +96,23 @@ TEST(BatchingModel, WaitsGrowWithTheLoadAndTheCapacityIsRefused) {
   EXPECT_FALSE(simulate_batching(m, 0).ok());
 }
 
+TEST(BatchingModel, LongRequestsAreSimulatedInFewerNumbers) {
+  // 200,000 tokens each: within a budget of 10 million slot-iterations, 200 requests (the
+  // least measured) rather than 100,000, and the wait still a steady state's.
+  BatchingModel m = one_slot();
+  m.fixed_ms = 0.01;
+  m.output_tokens = 200000;
+  SimulationOptions options;
+  options.max_work = 1e7;
+  auto queue = simulate_batching(m, 0.25 * batching_capacity(m), options);
+  ASSERT_TRUE(queue.ok()) << queue.error().message;
+  EXPECT_EQ(queue->requests, 200);
+  EXPECT_EQ(queue->waits.size(), 200u);
+  EXPECT_NEAR(queue->service_mean_s, 2.0, 1e-6);  // 200,000 iterations of 10 us
+  options.requests = 0;
+  EXPECT_FALSE(simulate_batching(m, 0.25 * batching_capacity(m), options).ok());
+}
+
 TEST(BatchingModel, BadModelsNameTheirFlag) {
   const auto param_of = [](BatchingModel m) {
     auto status = check_batching(m);

@@ -12,12 +12,13 @@ AnomalyDetector::AnomalyDetector(const DetectorOptions& options)
       likelihood_(options.likelihood),
       onset_(options.onset) {}
 
-AnomalyReading AnomalyDetector::update(double value) {
+AnomalyReading AnomalyDetector::update(double value, bool learn) {
   if (!std::isfinite(value)) return last_;
   AnomalyReading reading;
   const auto features = shaper_.push(value);
   if (!features.empty()) {
-    if (const auto isolation = forest_.score_and_learn(features)) {
+    const auto isolation = learn ? forest_.score_and_learn(features) : forest_.score(features);
+    if (isolation) {
       reading.level = options_.likelihood_on ? likelihood_.update(*isolation) : *isolation;
       reading.learning = options_.likelihood_on && !likelihood_.ready();
       reading.score = onset_.filter(reading.level);

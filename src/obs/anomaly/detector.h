@@ -30,9 +30,12 @@ class AnomalyDetector {
   // REQUIRES: options valid as set_option accepts them.
   explicit AnomalyDetector(const DetectorOptions& options = {});
 
-  // Scores `value` and learns from it. A value that is not finite is neither scored nor
-  // learnt from: the previous reading is returned again.
-  AnomalyReading update(double value);
+  // Scores `value` and, when `learn`, learns from it. A value that is not finite is neither
+  // scored nor learnt from: the previous reading is returned again. Not learning is for an
+  // incident's readings (signal_monitor.h): learnt, they teach the forest that the incident is
+  // usual, and the next one like it scores lower (the anomaly likelihood, when on, still
+  // learns its scores).
+  AnomalyReading update(double value, bool learn = true);
 
   const DetectorOptions& options() const { return options_; }
 

@@ -28,7 +28,9 @@ std::vector<AlertRecord> AnomalyMonitor::observe(std::span<const SignalValue> va
     if (!std::isfinite(value.value)) continue;
     Signal& s = signal(value.signal);
     s.state.value = value.value;
-    s.state.reading = s.detector.update(value.value);
+    const bool learn =
+        !s.alert.active() || s.alert.readings_active() >= options_.unlearnt_alert_readings;
+    s.state.reading = s.detector.update(value.value, learn);
     s.values.push_back(value.value);
     if (s.values.size() > options_.kept_values) s.values.erase(s.values.begin());
 
