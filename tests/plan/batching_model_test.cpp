@@ -24,6 +24,19 @@ BatchingModel one_slot() {
   return m;
 }
 
+// Four slots; iterations of 2 ms + 0.5 ms per decode token + 0.1 ms per prompt token; requests
+// of 32 prompt tokens and 10 generated.
+BatchingModel four_slots() {
+  BatchingModel m;
+  m.slots = 4;
+  m.fixed_ms = 2;
+  m.per_decode_token_ms = 0.5;
+  m.per_prompt_token_ms = 0.1;
+  m.prompt_tokens = 32;
+  m.output_tokens = 10;
+  return m;
+}
+
 TEST(BatchingModel, OneSlotIsAnMD1Queue) {
   const BatchingModel m = one_slot();
   EXPECT_NEAR(batching_capacity(m), 20, 1e-9);
@@ -54,13 +67,7 @@ TEST(BatchingModel, AFullEnginesRateFollowsFromItsIterations) {
   // Four slots kept full start together: one iteration computes the four 32-token prompts
   // (2 + 0.1 x 128 = 14.8 ms), then nine decode iterations of four tokens (2 + 0.5 x 4 = 4 ms
   // each): four requests every 50.8 ms.
-  BatchingModel m;
-  m.slots = 4;
-  m.fixed_ms = 2;
-  m.per_decode_token_ms = 0.5;
-  m.per_prompt_token_ms = 0.1;
-  m.prompt_tokens = 32;
-  m.output_tokens = 10;
+  const BatchingModel m = four_slots();
   EXPECT_NEAR(batching_capacity(m), 4 / 0.0508, 1e-6);
 
   // A prompt longer than the budget goes in chunks: 100 tokens in chunks of 16 take seven
@@ -75,13 +82,7 @@ TEST(BatchingModel, AFullEnginesRateFollowsFromItsIterations) {
 }
 
 TEST(BatchingModel, WaitsGrowWithTheLoadAndTheCapacityIsRefused) {
-  BatchingModel m;
-  m.slots = 4;
-  m.fixed_ms = 2;
-  m.per_decode_token_ms = 0.5;
-  m.per_prompt_token_ms = 0.1;
-  m.prompt_tokens = 32;
-  m.output_tokens = 10;
+  const BatchingModel m = four_slots();
   const double capacity = batching_capacity(m);
   double previous = -1;
   for (double utilization : {0.3, 0.6, 0.8}) {
@@ -140,13 +141,7 @@ TEST(BatchingModel, BadModelsNameTheirFlag) {
 }
 
 TEST(BatchingModel, APlanReadsTheSimulatedWaits) {
-  BatchingModel engine;
-  engine.slots = 4;
-  engine.fixed_ms = 2;
-  engine.per_decode_token_ms = 0.5;
-  engine.per_prompt_token_ms = 0.1;
-  engine.prompt_tokens = 32;
-  engine.output_tokens = 10;
+  const BatchingModel engine = four_slots();
   Station base;
   base.arrival_rate = 0.5 * batching_capacity(engine);
   auto station = with_batching(base, engine);
