@@ -35,11 +35,7 @@ Result<Station> with_batching(Station station, const BatchingModel& model) {
 }
 
 double Performance::mean_wait_s() const {
-  if (!sampled_waits) return wait.mean();
-  double total = 0;
-  for (double w : *sampled_waits)
-    total += w;
-  return sampled_waits->empty() ? 0 : total / static_cast<double>(sampled_waits->size());
+  return wait.mean();  // simulated: fitted to the sample's mean (evaluate)
 }
 
 double Performance::wait_quantile(double q) const {

@@ -53,8 +53,8 @@ struct Performance {
   WaitDistribution wait;       // simulated: the exponential tail with the sample's P(wait) and mean
   std::string model;           // e.g. "M/M/c (Erlang C)"
   bool approximation = false;  // true unless the model is exact for these inputs
-  // Simulated: every measured wait, sorted (the figures below read it, not `wait`), and the
-  // mean time from arrival to the first token.
+  // Simulated: every measured wait, sorted (the quantiles and service level read it; the mean
+  // is `wait`'s, fitted to it), and the mean time from arrival to the first token.
   std::shared_ptr<const std::vector<double>> sampled_waits;
   std::optional<double> ttft_mean_s;
 

@@ -42,7 +42,7 @@ std::vector<AlertRecord> AnomalyMonitor::observe(std::span<const SignalValue> va
     // twice) until the detector had learnt the recovered series.
     AnomalyReading gated = s.state.reading;
     if (!s.alert.active()) {
-      s.reference = reference(s);
+      if (value.worse != Direction::kEither) s.reference = reference(s);
       if (!material(s.reference, value.value, value.worse)) gated.score = 0;
     } else if (value.worse != Direction::kEither &&
                !material(s.reference, value.value, value.worse)) {
