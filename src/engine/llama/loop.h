@@ -150,8 +150,6 @@ class Loop {
   // Rows of a query tile in ggml's CPU flash attention (GGML_FA_TILE_Q): from this many tokens
   // in one call, it uses the tiled kernel.
   static constexpr int kAttentionTileRows = 64;
-  // Decode tokens from which a step with prompt chunks is split (see step()).
-  static constexpr int kSplitDecodeTokens = 8;
   // The token budget of a background step (only background requests): a caller arriving
   // during it waits for it, so it is kept to a few decode tokens' time.
   static constexpr int kBackgroundStepTokens = 32;
@@ -207,6 +205,7 @@ class Loop {
   double slowest_iteration_ = 0;
   int last_step_tokens_ = 0;          // what the last step() fed llama_decode
   int last_decode_tokens_ = 0;        // of those, decode tokens
+  bool last_step_split_ = false;      // in two llama_decode calls (decode tokens, then chunks)
   bool last_step_costed_ = false;     // the last step computed for callers: cost_ counts it
   Clock::time_point last_admission_;  // when admit() last ran
   static constexpr double kSlowestIterationDecay = 0.95;

@@ -127,10 +127,11 @@ void Loop::step(bool background) {
   // tile mixing many sequences' tokens attends densely over every cell of the unified cache
   // (finished conversations kept for reuse included). Apart, each decode row skips what it
   // cannot see, and a prefill chunk's tiles belong to one sequence. The second call costs a
-  // pass over the weights, worth it once many sequences decode (measured at 16; at 4 it
-  // changed no throughput beyond noise, but it did change a cold start's timing).
-  const bool split = unified_ && decode_tokens >= kSplitDecodeTokens &&
-                     batch_.n_tokens > decode_tokens && batch_.n_tokens >= kAttentionTileRows;
+  // pass over the weights, and pays from one decode token: a 64-token chunk with 1, 2, 3
+  // decode tokens took 73, 85, 119 ms in one call and 61, 64, 69 ms in two once the cache held
+  // finished conversations (smollm2-135m, 2 threads; docs/performance.md, "Split steps").
+  const bool split = unified_ && decode_tokens > 0 && batch_.n_tokens > decode_tokens &&
+                     batch_.n_tokens >= kAttentionTileRows;
   // The cores, in turn with the process's other engines, at the class of the step's best
   // sequence; the step's time starts when it has them.
   // A step that starts a prompt (a request without its first token) goes before the other
@@ -173,6 +174,7 @@ void Loop::step(bool background) {
   counters_.last_step_ms = std::chrono::duration<double, std::milli>(ended - started).count();
   last_step_tokens_ = batch_.n_tokens;
   last_decode_tokens_ = decode_tokens;
+  last_step_split_ = split;
   last_step_costed_ = !background;
   step_time_.record_step(counters_.last_step_ms);
 }
