@@ -34,6 +34,8 @@ json::value iteration_cost_json(const engine::IterationCost& cost) {
                       {"fixed_ms", cost.fixed_ms},
                       {"per_decode_token_ms", cost.per_decode_token_ms},
                       {"per_prompt_token_ms", cost.per_prompt_token_ms},
+                      {"per_split_ms", cost.per_split_ms},
+                      {"split_tokens", cost.split_tokens},
                       {"requests", cost.requests},
                       {"prompt_tokens", cost.prompt_tokens},
                       {"output_tokens", cost.output_tokens},

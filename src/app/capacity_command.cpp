@@ -38,6 +38,7 @@ struct CapacityFlags {
   std::vector<double> step_cost;
   double prompt_tokens = 0, output_tokens = 0;
   int step_tokens = 256;
+  int split_tokens = 64;  // the unified layout's (engine/llama/step.cpp)
   std::string bench_report, url, api_key;
   double timeout_s = 10;
   double target_wait = 0, service_level = 0, target_mean_wait = 0, max_utilization = 0,
@@ -94,15 +95,17 @@ Result<std::optional<plan::BatchingModel>> simulated_engine(const CapacityFlags&
   std::optional<plan::BatchingModel> engine;
   const bool servers_given = c.count("--servers") > 0;
   if (c.count("--step-cost") > 0) {
-    if (f.step_cost.size() != 3) {
+    if (f.step_cost.size() != 3 && f.step_cost.size() != 4) {
       return Error::invalid(
-          "--step-cost takes three numbers, FIXED,DECODE,PROMPT: an engine iteration's "
-          "milliseconds, fixed and per decode token and per prompt token");
+          "--step-cost takes three or four numbers, FIXED,DECODE,PROMPT[,SPLIT]: an engine "
+          "iteration's milliseconds, fixed, per decode token, per prompt token, and what a "
+          "split iteration adds");
     }
     engine = m.batching.value_or(plan::BatchingModel{});  // measured tokens, if any
     engine->fixed_ms = f.step_cost[0];
     engine->per_decode_token_ms = f.step_cost[1];
     engine->per_prompt_token_ms = f.step_cost[2];
+    engine->per_split_ms = f.step_cost.size() == 4 ? f.step_cost[3] : 0.0;
     if (!servers_given && !m.batching)
       return Error::invalid("--step-cost needs --servers: the engine's slots");
     if (servers_given) engine->slots = f.servers;
@@ -128,6 +131,7 @@ Result<std::optional<plan::BatchingModel>> simulated_engine(const CapacityFlags&
   if (c.count("--prompt-tokens") > 0) engine->prompt_tokens = f.prompt_tokens;
   if (c.count("--output-tokens") > 0) engine->output_tokens = f.output_tokens;
   if (c.count("--step-tokens") > 0) engine->step_tokens = f.step_tokens;
+  if (c.count("--split-tokens") > 0) engine->split_tokens = f.split_tokens;
   return engine;
 }
 
@@ -321,9 +325,10 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   option("--step-cost", f.step_cost,
-         "One engine's iteration cost in ms: fixed, per decode token, per prompt token (its "
-         "/v1/stats capacity.iteration_cost): simulate its continuous batching (--servers slots)",
-         "F,D,P", load)
+         "One engine's iteration cost in ms: fixed, per decode token, per prompt token, and "
+         "optionally what a split iteration adds (its /v1/stats capacity.iteration_cost): "
+         "simulate its continuous batching (--servers slots)",
+         "F,D,P[,S]", load)
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   option("--prompt-tokens", f.prompt_tokens,
@@ -332,6 +337,11 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
          "With --step-cost: tokens a request generates, on average", "N", load);
   option("--step-tokens", f.step_tokens,
          "With --step-cost: the engine's token budget per step (serve --step-tokens)", "N", load)
+      ->capture_default_str();
+  option("--split-tokens", f.split_tokens,
+         "With --step-cost: an iteration holding decode tokens and prompt chunks is split from "
+         "this many tokens (capacity.iteration_cost.split_tokens; 0: never)",
+         "N", load)
       ->capture_default_str();
   option("--slots-per-engine", f.slots_per_engine,
          "Servers one engine holds, to count engines (--url: the engine's slots)", "N", load);

@@ -1,36 +1,111 @@
-// The iteration cost's running two-regressor least-squares fit (see iteration_cost.h).
+// The iteration cost's running least-squares fit under non-negative coefficients (see
+// iteration_cost.h).
 #include "engine/iteration_cost.h"
 
 #include <algorithm>
+#include <array>
 
 namespace supportd::engine {
 namespace {
 
 constexpr double kNoVariance = 1e-9;  // a regressor whose weighted variance is below: constant
+// A regressor whose variance the others explain all but this share of is in lockstep with them
+// (|correlation| above about 0.9995 for two).
+constexpr double kOwnVariance = 1e-3;
+
+constexpr int kMaxRegressors = 3;
+using Vector = std::array<double, kMaxRegressors>;
+using Matrix = std::array<Vector, kMaxRegressors>;
+
+// Least squares on `used` of the regressors, from their (co)variances: false when one of them
+// does not vary or is in lockstep with the others. Symmetric elimination without pivoting:
+// each pivot over its diagonal is the share of that regressor's variance the earlier ones do
+// not explain.
+bool solve(const Matrix& covariance, const Vector& with_ms, const std::array<int, 3>& used,
+           int count, Vector& slopes) {
+  Matrix a{};
+  Vector b{};
+  for (int i = 0; i < count; ++i) {
+    for (int j = 0; j < count; ++j)
+      a[i][j] = covariance[used[i]][used[j]];
+    b[i] = with_ms[used[i]];
+  }
+  for (int k = 0; k < count; ++k) {
+    const double diagonal = covariance[used[k]][used[k]];
+    if (!(diagonal > kNoVariance) || !(a[k][k] > kOwnVariance * diagonal)) return false;
+    for (int i = k + 1; i < count; ++i) {
+      const double factor = a[i][k] / a[k][k];
+      for (int j = k; j < count; ++j)
+        a[i][j] -= factor * a[k][j];
+      b[i] -= factor * b[k];
+    }
+  }
+  Vector solution{};
+  for (int i = count - 1; i >= 0; --i) {
+    double sum = b[i];
+    for (int j = i + 1; j < count; ++j)
+      sum -= a[i][j] * solution[j];
+    solution[i] = sum / a[i][i];
+  }
+  slopes = {};
+  for (int i = 0; i < count; ++i)
+    slopes[used[i]] = solution[i];
+  return true;
+}
+
+// Non-negative least squares over `n` regressors, exactly: the fit of every subset whose
+// unconstrained solution has no negative slope, and of those the one that explains the most.
+Vector non_negative_fit(const Matrix& covariance, const Vector& with_ms, int n) {
+  Vector best{};
+  double best_explained = 0;
+  for (int subset = 1; subset < (1 << n); ++subset) {
+    std::array<int, 3> used{};
+    int count = 0;
+    for (int i = 0; i < n; ++i)
+      if (subset & (1 << i)) used[count++] = i;
+    Vector slopes{};
+    if (!solve(covariance, with_ms, used, count, slopes)) continue;
+    if (std::any_of(slopes.begin(), slopes.end(), [](double s) { return s < 0; })) continue;
+    // The variance a fit explains: slopes . (covariances with milliseconds).
+    double explained = 0;
+    for (int i = 0; i < n; ++i)
+      explained += slopes[i] * with_ms[i];
+    if (explained > best_explained) {
+      best_explained = explained;
+      best = slopes;
+    }
+  }
+  return best;
+}
 
 }  // namespace
 
-IterationCostModel::IterationCostModel(int step_tokens, double memory)
-    : forget_(1.0 - 1.0 / std::max(memory, 1.0)), step_tokens_(step_tokens) {}
+IterationCostModel::IterationCostModel(int step_tokens, int split_tokens, double memory)
+    : forget_(1.0 - 1.0 / std::max(memory, 1.0)),
+      step_tokens_(step_tokens),
+      split_tokens_(split_tokens) {}
 
-void IterationCostModel::record_iteration(int decode_tokens, int prompt_tokens,
+void IterationCostModel::record_iteration(int decode_tokens, int prompt_tokens, bool split,
                                           double milliseconds) {
   // Exponentially weighted means and (co)variances, updated in one pass (West's algorithm).
   ++iterations_;
   weight_ = weight_ * forget_ + 1;
   const double share = 1 / weight_;
-  const double d = decode_tokens - mean_decode_;
-  const double p = prompt_tokens - mean_prompt_;
+  const double x[kRegressors] = {static_cast<double>(decode_tokens),
+                                 static_cast<double>(prompt_tokens), split ? 1.0 : 0.0};
+  double deviation[kRegressors];
+  for (int i = 0; i < kRegressors; ++i) {
+    deviation[i] = x[i] - mean_[i];
+    mean_[i] += share * deviation[i];
+  }
   const double y = milliseconds - mean_ms_;
-  mean_decode_ += share * d;
-  mean_prompt_ += share * p;
   mean_ms_ += share * y;
   const double keep = 1 - share;
-  dd_ = keep * (dd_ + share * d * d);
-  pp_ = keep * (pp_ + share * p * p);
-  dp_ = keep * (dp_ + share * d * p);
-  dy_ = keep * (dy_ + share * d * y);
-  py_ = keep * (py_ + share * p * y);
+  for (int i = 0; i < kRegressors; ++i) {
+    for (int j = 0; j < kRegressors; ++j)
+      covariance_[i][j] = keep * (covariance_[i][j] + share * deviation[i] * deviation[j]);
+    with_ms_[i] = keep * (with_ms_[i] + share * deviation[i] * y);
+  }
 }
 
 void IterationCostModel::record_request(int prompt_tokens, int output_tokens) {
@@ -47,32 +122,45 @@ IterationCost IterationCostModel::snapshot() const {
   cost.prompt_tokens = mean_request_prompt_;
   cost.output_tokens = mean_request_output_;
   cost.step_tokens = step_tokens_;
+  cost.split_tokens = split_tokens_;
   if (iterations_ == 0) return cost;
 
-  double decode = 0, prompt = 0;
-  const double determinant = dd_ * pp_ - dp_ * dp_;
-  // Both regressors vary, and not in lockstep (|correlation| below about 0.9995).
-  const bool apart = dd_ > kNoVariance && pp_ > kNoVariance && determinant > 1e-3 * dd_ * pp_;
+  enum { kDecode, kPrompt, kSplit };
+  const auto& c = covariance_;
+  // Decode and prompt tokens apart when both vary and not in lockstep; else one regressor,
+  // all tokens, whose slope both kinds get.
+  Matrix cov{};
+  Vector with{};
+  const double determinant =
+      c[kDecode][kDecode] * c[kPrompt][kPrompt] - c[kDecode][kPrompt] * c[kDecode][kPrompt];
+  const bool apart = c[kDecode][kDecode] > kNoVariance && c[kPrompt][kPrompt] > kNoVariance &&
+                     determinant > kOwnVariance * c[kDecode][kDecode] * c[kPrompt][kPrompt];
+  double decode = 0, prompt = 0, split = 0;
   if (apart) {
-    decode = (dy_ * pp_ - py_ * dp_) / determinant;
-    prompt = (py_ * dd_ - dy_ * dp_) / determinant;
-  }
-  if (apart && decode < 0) {
-    decode = 0;
-    prompt = std::max(py_ / pp_, 0.0);
-  } else if (apart && prompt < 0) {
-    prompt = 0;
-    decode = std::max(dy_ / dd_, 0.0);
-  } else if (!apart) {
-    // One slope for all tokens: the only one the data can tell.
-    const double total = dd_ + 2 * dp_ + pp_;
-    const double slope = total > kNoVariance ? std::max((dy_ + py_) / total, 0.0) : 0.0;
-    decode = slope;
-    prompt = slope;
+    for (int i = 0; i < kRegressors; ++i) {
+      for (int j = 0; j < kRegressors; ++j)
+        cov[i][j] = c[i][j];
+      with[i] = with_ms_[i];
+    }
+    const Vector slopes = non_negative_fit(cov, with, 3);
+    decode = slopes[0];
+    prompt = slopes[1];
+    split = slopes[2];
+  } else {
+    cov[0][0] = c[kDecode][kDecode] + 2 * c[kDecode][kPrompt] + c[kPrompt][kPrompt];
+    cov[0][1] = cov[1][0] = c[kDecode][kSplit] + c[kPrompt][kSplit];
+    cov[1][1] = c[kSplit][kSplit];
+    with[0] = with_ms_[kDecode] + with_ms_[kPrompt];
+    with[1] = with_ms_[kSplit];
+    const Vector slopes = non_negative_fit(cov, with, 2);
+    decode = prompt = slopes[0];
+    split = slopes[1];
   }
   cost.per_decode_token_ms = decode;
   cost.per_prompt_token_ms = prompt;
-  cost.fixed_ms = std::max(mean_ms_ - decode * mean_decode_ - prompt * mean_prompt_, 0.0);
+  cost.per_split_ms = split;
+  cost.fixed_ms = std::max(
+      mean_ms_ - decode * mean_[kDecode] - prompt * mean_[kPrompt] - split * mean_[kSplit], 0.0);
   return cost;
 }
 

@@ -4,10 +4,12 @@
 // An iteration is the loop's round from one admission to the next around a step that computed
 // for callers; a round that waited for work is not one. Its wall time (the step's llama_decode
 // calls, sampling, handing out the tokens, the loop's own work) is fitted by least squares to
-//   fixed + per decode token x decode tokens + per prompt token x prompt tokens,
-// older iterations forgotten exponentially. A request's demand is the prompt tokens it computed
-// (its prompt less what it reused) and the tokens it generated, averaged over the recent
-// requests that finished normally.
+//   fixed + per decode token x decode tokens + per prompt token x prompt tokens
+//         + per split x (1 if the step's decode tokens and prompt chunks went to llama_decode
+//                          in two calls, else 0),
+// every coefficient 0 or more, older iterations forgotten exponentially. A request's demand is
+// the prompt tokens it computed (its prompt less what it reused) and the tokens it generated,
+// averaged over the recent requests that finished normally.
 // Not thread-safe: owned by the engine thread; its snapshot travels in EngineStats.
 #pragma once
 
@@ -20,6 +22,11 @@ struct IterationCost {
   double fixed_ms = 0;
   double per_decode_token_ms = 0;
   double per_prompt_token_ms = 0;
+  // What a split step's second llama_decode call adds (a second pass over the weights).
+  double per_split_ms = 0;
+  // A step holding decode tokens and prompt chunks is split from this many tokens (0: never;
+  // the engine's layout decides, see engine/llama/step.cpp).
+  int split_tokens = 0;
   std::int64_t requests = 0;  // finished normally since start
   double prompt_tokens = 0;   // computed per request, recent mean
   double output_tokens = 0;   // generated per request, recent mean
@@ -28,30 +35,36 @@ struct IterationCost {
 
 class IterationCostModel {
  public:
-  // `step_tokens`: the engine's budget per step (reported with the fit). `memory`: roughly how
-  // many recent iterations, and requests, the figures follow.
-  explicit IterationCostModel(int step_tokens, double memory = 4096);
+  // `step_tokens`: the engine's budget per step and `split_tokens` its split size (both
+  // reported with the fit). `memory`: roughly how many recent iterations, and requests, the
+  // figures follow.
+  explicit IterationCostModel(int step_tokens, int split_tokens = 0, double memory = 4096);
 
   // An iteration whose step fed `decode_tokens` decode tokens and `prompt_tokens` prompt
-  // tokens took `milliseconds`.
-  void record_iteration(int decode_tokens, int prompt_tokens, double milliseconds);
+  // tokens, in two llama_decode calls if `split`, took `milliseconds`.
+  void record_iteration(int decode_tokens, int prompt_tokens, bool split, double milliseconds);
   // A request finished normally after computing `prompt_tokens` and generating
   // `output_tokens`.
   void record_request(int prompt_tokens, int output_tokens);
 
-  // The fit: every coefficient 0 or more. A kind of token whose count never varied, or that
-  // always came in step with the other, gets the slope of all tokens together (or none); a
-  // slope the data makes negative (noise) is set to 0 and the other refitted alone.
+  // The fit: every coefficient 0 or more (the least-squares fit under that constraint). A kind
+  // of token whose count never varied, or that always came in step with the other, gets the
+  // slope of all tokens together (or none); a split never seen, or always seen, costs 0 apart
+  // from the rest.
   IterationCost snapshot() const;
 
  private:
+  static constexpr int kRegressors = 3;  // decode tokens, prompt tokens, split (0 or 1)
   const double forget_;
   const int step_tokens_;
+  const int split_tokens_;
   std::int64_t iterations_ = 0;
   double weight_ = 0;
-  double mean_decode_ = 0, mean_prompt_ = 0, mean_ms_ = 0;
-  // Weighted (co)variances of decode tokens (d), prompt tokens (p) and milliseconds (y).
-  double dd_ = 0, pp_ = 0, dp_ = 0, dy_ = 0, py_ = 0;
+  double mean_[kRegressors] = {};
+  double mean_ms_ = 0;
+  // Weighted (co)variances of the regressors, and of each with milliseconds.
+  double covariance_[kRegressors][kRegressors] = {};
+  double with_ms_[kRegressors] = {};
   std::int64_t requests_ = 0;
   double request_weight_ = 0;
   double mean_request_prompt_ = 0, mean_request_output_ = 0;

@@ -87,9 +87,12 @@ class SimulatedEngine {
       budget -= s.chunk;
       prompt += s.chunk;
     }
-    const double end = now + (model_.fixed_ms + model_.per_decode_token_ms * decode +
-                              model_.per_prompt_token_ms * prompt) /
-                                 1e3;
+    const bool split = model_.split_tokens > 0 && decode > 0 && prompt > 0 &&
+                       decode + prompt >= model_.split_tokens;
+    const double end =
+        now + (model_.fixed_ms + model_.per_decode_token_ms * decode +
+               model_.per_prompt_token_ms * prompt + (split ? model_.per_split_ms : 0.0)) /
+                  1e3;
     // Apply: a sequence that fed its last pending token has a new one.
     for (Sequence& s : running_) {
       if (s.chunk == 0) continue;
@@ -119,7 +122,8 @@ class SimulatedEngine {
 Status check_batching(const BatchingModel& m) {
   for (const auto& [flag, cost] : {std::pair{"step-cost", m.fixed_ms},
                                    {"step-cost", m.per_decode_token_ms},
-                                   {"step-cost", m.per_prompt_token_ms}}) {
+                                   {"step-cost", m.per_prompt_token_ms},
+                                   {"step-cost", m.per_split_ms}}) {
     if (!non_negative(cost))
       return Error::invalid("every iteration cost must be a number of milliseconds, 0 or more",
                             flag);
@@ -133,6 +137,9 @@ Status check_batching(const BatchingModel& m) {
   if (m.step_tokens < kMinChunk)
     return Error::invalid(fmt::format("the step's token budget must be at least {}", kMinChunk),
                           "step-tokens");
+  if (m.split_tokens < 0)
+    return Error::invalid("the split size must be a number of tokens, 0 (never) or more",
+                          "split-tokens");
   for (const auto& [flag, tokens] :
        {std::pair{"prompt-tokens", m.prompt_tokens}, {"output-tokens", m.output_tokens}}) {
     if (!std::isfinite(tokens) || tokens < 0.5 || tokens > kMaxTokens) {

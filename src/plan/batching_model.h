@@ -7,7 +7,9 @@
 // every sequence that has computed its prompt decodes one token, and prompts are computed in
 // chunks in the rest of the step's token budget (oldest first; at least 16 tokens even when
 // the decode tokens fill it); the iteration costs
-//   fixed + per decode token x decode tokens + per prompt token x prompt tokens.
+//   fixed + per decode token x decode tokens + per prompt token x prompt tokens
+//         (+ per split when the iteration holds both kinds and at least split tokens: the
+//          engine then computes them in two calls).
 // The chunk that completes a prompt gives the request its first token; it leaves with its
 // last, and its slot is free for the next iteration.
 // Every request computes the same prompt tokens and generates the same tokens (the measured
@@ -34,13 +36,15 @@ struct BatchingModel {
   double fixed_ms = 0;    // an iteration's cost: fixed + per token of each kind
   double per_decode_token_ms = 0;
   double per_prompt_token_ms = 0;
+  double per_split_ms = 0;   // what a split iteration adds (a second pass over the weights)
+  int split_tokens = 0;      // an iteration holding both kinds is split from this many (0: never)
   double prompt_tokens = 0;  // computed per request (simulated as the nearest whole number, >= 1)
   double output_tokens = 0;  // generated per request (likewise)
 };
 
 // kInvalidArgument naming the flag when a cost is negative or not a number, an iteration would
-// cost nothing, slots are outside 1 .. 4096, the step's budget is below 16, or a token count is
-// below 1 or above a million.
+// cost nothing, the split size is negative, slots are outside 1 .. 4096, the step's budget is below
+// 16, or a token count is below 1 or above a million.
 Status check_batching(const BatchingModel& model);
 
 // Requests per second the engine completes with every slot kept busy: a closed loop in which a

@@ -265,6 +265,9 @@ Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::
     PLAN_READ(fixed, f.number({"capacity", "iteration_cost", "fixed_ms"}));
     PLAN_READ(decode, f.number({"capacity", "iteration_cost", "per_decode_token_ms"}));
     PLAN_READ(prompt, f.number({"capacity", "iteration_cost", "per_prompt_token_ms"}));
+    // A server from before split steps were costed reports neither: no split.
+    PLAN_READ(split, f.number({"capacity", "iteration_cost", "per_split_ms"}));
+    PLAN_READ(split_tokens, f.number({"capacity", "iteration_cost", "split_tokens"}));
     PLAN_READ(requests, f.number({"capacity", "iteration_cost", "requests"}));
     PLAN_READ(prompt_tokens, f.number({"capacity", "iteration_cost", "prompt_tokens"}));
     PLAN_READ(output_tokens, f.number({"capacity", "iteration_cost", "output_tokens"}));
@@ -282,6 +285,8 @@ Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::
       engine.fixed_ms = fixed.value_or(-1);
       engine.per_decode_token_ms = decode.value_or(-1);
       engine.per_prompt_token_ms = prompt.value_or(-1);
+      engine.per_split_ms = split.value_or(0);
+      engine.split_tokens = static_cast<int>(std::clamp(split_tokens.value_or(0), -1.0, 1e7));
       engine.prompt_tokens = prompt_tokens.value_or(0);
       engine.output_tokens = output_tokens.value_or(0);
       if (auto status = check_batching(engine); !status) {

@@ -1,6 +1,6 @@
-// The iteration cost a capacity plan simulates an engine with: a fixed cost and a cost per
-// decode and per prompt token fitted apart, the fallbacks when the data cannot tell them apart,
-// and the requests' mean tokens.
+// The iteration cost a capacity plan simulates an engine with: a fixed cost, a cost per decode
+// and per prompt token and a split step's extra fitted apart, the fallbacks when the data
+// cannot tell them apart, and the requests' mean tokens.
 #include "engine/iteration_cost.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@ TEST(IterationCostModel, FitsAFixedCostAndACostPerTokenOfEachKind) {
   for (int i = 0; i < 400; ++i) {
     const int decode = 1 + i % 8;
     const int prompt = i % 3 == 0 ? 32 * (1 + i % 5) : 0;
-    model.record_iteration(decode, prompt, 5 + 0.8 * decode + 0.3 * prompt);
+    model.record_iteration(decode, prompt, false, 5 + 0.8 * decode + 0.3 * prompt);
   }
   const IterationCost cost = model.snapshot();
   EXPECT_EQ(cost.iterations, 400);
@@ -23,6 +23,37 @@ TEST(IterationCostModel, FitsAFixedCostAndACostPerTokenOfEachKind) {
   EXPECT_NEAR(cost.fixed_ms, 5, 1e-6);
   EXPECT_NEAR(cost.per_decode_token_ms, 0.8, 1e-6);
   EXPECT_NEAR(cost.per_prompt_token_ms, 0.3, 1e-6);
+}
+
+// The engine's shape (engine/llama/step.cpp): a 64-token chunk with decode tokens goes in two
+// calls. 4 ms + 1.5 ms per decode token + 0.7 ms per prompt token + `split_ms` per split;
+// decode steps of 1 to 4 tokens, chunks of 64 alone or with them.
+IterationCost fit_split_steps(double split_ms) {
+  IterationCostModel model(256, 64);
+  for (int i = 0; i < 600; ++i) {
+    const int decode = i % 5;
+    const int prompt = i % 3 == 0 || decode == 0 ? 64 : 0;
+    const bool split = decode > 0 && prompt > 0;
+    model.record_iteration(decode, prompt, split,
+                           4 + 1.5 * decode + 0.7 * prompt + (split ? split_ms : 0));
+  }
+  return model.snapshot();
+}
+
+TEST(IterationCostModel, ASplitStepsSecondCallIsCostedApart) {
+  const IterationCost cost = fit_split_steps(9);
+  EXPECT_EQ(cost.split_tokens, 64);
+  EXPECT_NEAR(cost.fixed_ms, 4, 1e-6);
+  EXPECT_NEAR(cost.per_decode_token_ms, 1.5, 1e-6);
+  EXPECT_NEAR(cost.per_prompt_token_ms, 0.7, 1e-6);
+  EXPECT_NEAR(cost.per_split_ms, 9, 1e-6);
+
+  // Splits that seem to cost less than their tokens (noise): 0, not a negative number, and
+  // the tokens' costs refitted without it.
+  const IterationCost cheaper = fit_split_steps(-0.5);
+  EXPECT_EQ(cheaper.per_split_ms, 0);
+  EXPECT_NEAR(cheaper.per_decode_token_ms, 1.5, 0.2);
+  EXPECT_NEAR(cheaper.per_prompt_token_ms, 0.7, 0.05);
 }
 
 TEST(IterationCostModel, NothingMeasuredIsZeroAndOneKindAloneGivesItsSlopeToBoth) {
@@ -34,7 +65,7 @@ TEST(IterationCostModel, NothingMeasuredIsZeroAndOneKindAloneGivesItsSlopeToBoth
 
   // Decode only: the prompt tokens never varied, so the data says nothing of them apart.
   for (int i = 0; i < 100; ++i)
-    model.record_iteration(1 + i % 4, 0, 2 + 0.5 * (1 + i % 4));
+    model.record_iteration(1 + i % 4, 0, false, 2 + 0.5 * (1 + i % 4));
   const IterationCost cost = model.snapshot();
   EXPECT_NEAR(cost.fixed_ms, 2, 1e-6);
   EXPECT_NEAR(cost.per_decode_token_ms, 0.5, 1e-6);
@@ -43,7 +74,7 @@ TEST(IterationCostModel, NothingMeasuredIsZeroAndOneKindAloneGivesItsSlopeToBoth
   // One size only: its mean is the fixed cost.
   IterationCostModel constant(64);
   for (int i = 0; i < 10; ++i)
-    constant.record_iteration(4, 0, 7);
+    constant.record_iteration(4, 0, false, 7);
   EXPECT_NEAR(constant.snapshot().fixed_ms, 7, 1e-9);
   EXPECT_EQ(constant.snapshot().per_decode_token_ms, 0);
 }
@@ -55,7 +86,7 @@ TEST(IterationCostModel, ASlopeTheNoiseMakesNegativeBecomesZero) {
   for (int i = 0; i < 200; ++i) {
     const int decode = 1 + i % 4;
     const int prompt = i % 2 == 0 ? 64 : 0;
-    model.record_iteration(decode, prompt, 10 + 1.0 * decode - (prompt > 0 ? 3 : 0));
+    model.record_iteration(decode, prompt, false, 10 + 1.0 * decode - (prompt > 0 ? 3 : 0));
   }
   const IterationCost cost = model.snapshot();
   EXPECT_EQ(cost.per_prompt_token_ms, 0);
@@ -64,7 +95,7 @@ TEST(IterationCostModel, ASlopeTheNoiseMakesNegativeBecomesZero) {
 }
 
 TEST(IterationCostModel, RequestsGiveTheirMeanTokensRecentOnesWeighingMore) {
-  IterationCostModel model(256, 8);
+  IterationCostModel model(256, 0, 8);
   for (int i = 0; i < 50; ++i)
     model.record_request(100, 20);
   EXPECT_EQ(model.snapshot().requests, 50);

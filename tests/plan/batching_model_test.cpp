@@ -97,6 +97,32 @@ TEST(BatchingModel, WaitsGrowWithTheLoadAndTheCapacityIsRefused) {
   EXPECT_FALSE(simulate_batching(m, 0).ok());
 }
 
+TEST(BatchingModel, ASplitCostsOnlyIterationsHoldingBothKindsOfTokens) {
+  // One slot never decodes beside a prompt: a split's cost changes nothing.
+  BatchingModel alone = one_slot();
+  alone.per_split_ms = 100;
+  alone.split_tokens = 1;
+  EXPECT_NEAR(batching_capacity(alone), 20, 1e-9);
+
+  // Four slots under Poisson arrivals: prompts start beside decoding sequences, and those
+  // iterations cost the split's 5 ms more; with a split size above any iteration's tokens,
+  // none is split and the numbers are exactly those without a split cost.
+  const BatchingModel plain = four_slots();
+  BatchingModel split = plain;
+  split.per_split_ms = 5;
+  split.split_tokens = 16;
+  BatchingModel never = split;
+  never.split_tokens = 1000;
+  const double rate = 0.6 * batching_capacity(plain);
+  auto without = simulate_batching(plain, rate);
+  auto with = simulate_batching(split, rate);
+  auto unsplit = simulate_batching(never, rate);
+  ASSERT_TRUE(without.ok() && with.ok() && unsplit.ok());
+  EXPECT_GT(with->mean_wait_s, without->mean_wait_s * 1.1);
+  EXPECT_GT(with->ttft_mean_s, without->ttft_mean_s);
+  EXPECT_EQ(unsplit->waits, without->waits);
+}
+
 TEST(BatchingModel, LongRequestsAreSimulatedInFewerNumbers) {
   // 200,000 tokens each: within a budget of 10 million slot-iterations, 200 requests (the
   // least measured) rather than 100,000, and the wait still a steady state's.
@@ -126,6 +152,12 @@ TEST(BatchingModel, BadModelsNameTheirFlag) {
   m = one_slot();
   m.fixed_ms = 0;
   EXPECT_EQ(param_of(m), "step-cost");  // an iteration that costs nothing
+  m = one_slot();
+  m.per_split_ms = -0.5;
+  EXPECT_EQ(param_of(m), "step-cost");
+  m = one_slot();
+  m.split_tokens = -1;
+  EXPECT_EQ(param_of(m), "split-tokens");
   m = one_slot();
   m.slots = 0;
   EXPECT_EQ(param_of(m), "servers");

@@ -172,7 +172,7 @@ TEST_F(CapacityCli, BadInputExitsTwoWithAMessage) {
       {{"--arrival-rate", "10", "--busy-rates", "25,0"}, "service curve"},
       {{"--arrival-rate", "10", "--busy-rates", "25,50", "--servers", "3"}, "must agree"},
       {{"--arrival-rate", "60", "--busy-rates", "25,50"}, "no steady state"},
-      {{"--arrival-rate", "10", "--servers", "4", "--step-cost", "1,2"}, "three numbers"},
+      {{"--arrival-rate", "10", "--servers", "4", "--step-cost", "1,2"}, "three or four numbers"},
       {{"--arrival-rate", "10", "--step-cost", "1,0,0", "--prompt-tokens", "8", "--output-tokens",
         "4"},
        "needs --servers"},

@@ -45,7 +45,7 @@ Loop::Loop(const LoopSetup& setup)
                     static_cast<std::size_t>(setup.options.prefix_cache_cells)),
       threadpool_(setup.threadpool),
       tuner_(setup.pool_threads),
-      cost_(setup.options.step_tokens) {
+      cost_(setup.options.step_tokens, unified_ ? kAttentionTileRows : 0) {
   threads_ = setup.pool_threads;
   free_seq_ids_ = range(0, options_.parallel);
   std::reverse(free_seq_ids_.begin(), free_seq_ids_.end());
@@ -139,7 +139,7 @@ void Loop::run() {
       // An iteration that went on to the next without waiting for work: what it cost.
       if (!idle && last_step_costed_) {
         cost_.record_iteration(last_decode_tokens_, last_step_tokens_ - last_decode_tokens_,
-                               iteration * 1e3);
+                               last_step_split_, iteration * 1e3);
       }
     }
     last_admission_ = now;
