@@ -235,6 +235,7 @@ void HttpClient::finish(Exchange& x, RequestResult& result) {
     result.prompt_tokens = x.reader.prompt_tokens();
     result.completion_tokens = x.reader.completion_tokens();
     result.cached_tokens = x.reader.cached_tokens();
+    result.queued_ms = x.reader.queued_ms();
     result.served_by = x.reader.model();
     result.token_s = x.reader.take_token_times();
     if (x.reader.failed()) {

@@ -40,7 +40,7 @@ SteadyDecode steady_decode(const std::vector<std::vector<double>>& streams) {
 namespace {
 
 struct Samples {
-  std::vector<double> ttft, itl, tpot, e2e, reject, retry_after;
+  std::vector<double> ttft, itl, tpot, e2e, queue, reject, retry_after;
   double prompt_sum = 0, cached_sum = 0, words_sum = 0;
   std::int64_t prompt_count = 0, cached_count = 0;
 };
@@ -76,6 +76,7 @@ void add(ClassReport& c, Samples& s, const RequestResult& r, const BenchOptions&
     s.cached_sum += r.cached_tokens;
     ++s.cached_count;
   }
+  if (r.queued_ms >= 0) s.queue.push_back(r.queued_ms);
   double ttft = e2e;  // a stream without content: its first token never came
   if (!r.token_s.empty()) {
     ttft = r.token_s.front() * 1000.0;
@@ -95,6 +96,7 @@ void close(ClassReport& c, Samples& s, double duration_s) {
   c.itl_ms = obs::percentiles_of(std::move(s.itl));
   c.tpot_ms = obs::percentiles_of(std::move(s.tpot));
   c.e2e_ms = obs::percentiles_of(s.e2e);
+  c.queue_ms = obs::percentiles_of(std::move(s.queue));
   c.reject_ms = obs::percentiles_of(std::move(s.reject));
   c.retry_after_s = obs::percentiles_of(std::move(s.retry_after));
   c.ttft_sorted = std::move(s.ttft);

@@ -30,6 +30,9 @@ struct ClassReport {
   // Milliseconds, over ok requests: time to first token, gaps between token events, time per
   // output token after the first, send to [DONE].
   obs::Percentiles ttft_ms, itl_ms, tpot_ms, e2e_ms;
+  // The server's own queue wait (arrival to a slot) of the ok requests that reported it
+  // (supportd's timings.queued_ms; empty from other servers): not bounded by a stats window.
+  obs::Percentiles queue_ms;
   obs::Percentiles reject_ms;          // send to the rejection's response header
   obs::Percentiles retry_after_s;      // Retry-After of rejections that carried one
   double request_throughput = 0;       // ok per second of the measured window

@@ -95,6 +95,7 @@ json::object class_json(const ClassReport& c) {
                       {"itl_ms", percentiles(c.itl_ms)},
                       {"tpot_ms", percentiles(c.tpot_ms)},
                       {"e2e_ms", percentiles(c.e2e_ms)},
+                      {"queue_ms", percentiles(c.queue_ms)},
                       {"reject_ms", percentiles(c.reject_ms)},
                       {"retry_after_s", percentiles(c.retry_after_s)},
                       {"request_throughput", rounded(c.request_throughput)},

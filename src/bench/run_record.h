@@ -40,6 +40,7 @@ struct RequestResult {
   int prompt_tokens = -1;     // from usage; -1: not reported
   int completion_tokens = -1;
   int cached_tokens = -1;      // usage.prompt_tokens_details.cached_tokens
+  double queued_ms = -1;       // supportd's timings.queued_ms: the wait for a slot; -1: none
   std::string served_by;       // the answer's "model" (a router's version); "": not named
   std::vector<float> token_s;  // per content event: seconds after send_s
 };

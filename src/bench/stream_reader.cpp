@@ -72,6 +72,11 @@ void StreamReader::on_event(std::string_view data, float offset_s) {
       cached_tokens_ = integer(details->as_object(), "cached_tokens");
     }
   }
+  if (const json::value* timings = o.if_contains("timings"); timings && timings->is_object()) {
+    const json::value* queued = timings->as_object().if_contains("queued_ms");
+    if (queued && queued->is_number() && queued->to_number<double>() >= 0)
+      queued_ms_ = queued->to_number<double>();
+  }
   const json::value* choices = o.if_contains("choices");
   if (choices == nullptr || !choices->is_array() || choices->as_array().empty()) return;
   const json::object* choice = choices->as_array()[0].if_object();

@@ -29,6 +29,9 @@ class StreamReader {
   int prompt_tokens() const { return prompt_tokens_; }  // -1 until usage arrives
   int completion_tokens() const { return completion_tokens_; }
   int cached_tokens() const { return cached_tokens_; }
+  // supportd's "timings.queued_ms" of the last chunk: how long the request waited for a slot;
+  // -1 when the server sent none (another server).
+  double queued_ms() const { return queued_ms_; }
   // The "model" the first chunk that had one named (a model router's version); "" when none.
   const std::string& model() const { return model_; }
 
@@ -40,6 +43,7 @@ class StreamReader {
   int prompt_tokens_ = -1;
   int completion_tokens_ = -1;
   int cached_tokens_ = -1;
+  double queued_ms_ = -1;
   std::string model_;
 };
 

@@ -49,6 +49,10 @@ TEST_F(BenchTest, ClosedLoopAgainstSupportdGivesASaneReport) {
   EXPECT_EQ(all.output_tokens, 24 * 6);  // ignore_eos: every answer has max_tokens tokens
   EXPECT_EQ(all.short_outputs, 0);
   EXPECT_EQ(all.ttft_ms.count, 24u);
+  // Every answer's timings.queued_ms: the server's wait, within the client's TTFT.
+  EXPECT_EQ(all.queue_ms.count, 24u);
+  EXPECT_GE(all.queue_ms.mean, 0);
+  EXPECT_LE(all.queue_ms.max, all.ttft_ms.max);
   EXPECT_GT(all.itl_ms.count, 0u);
   EXPECT_GT(all.repeated, 0);
   // The server's own count of the prompt: system prompt + question + the chat template.

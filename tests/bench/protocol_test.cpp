@@ -107,7 +107,15 @@ TEST(StreamReader, CountsContentEventsAndKeepsUsage) {
   EXPECT_EQ(chat.prompt_tokens(), 30);
   EXPECT_EQ(chat.completion_tokens(), 2);
   EXPECT_EQ(chat.cached_tokens(), 12);
-  EXPECT_EQ(chat.model(), "");  // no chunk named one
+  EXPECT_EQ(chat.queued_ms(), -1);  // not a supportd answer
+  EXPECT_EQ(chat.model(), "");      // no chunk named one
+
+  StreamReader timed;  // supportd's last chunk carries its timings
+  timed.on_event(R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})", 0.02f);
+  timed.on_event(R"({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],)"
+                 R"("timings":{"queued_ms":37.5,"first_token_ms":80.0,"total_ms":120.0}})",
+                 0.03f);
+  EXPECT_DOUBLE_EQ(timed.queued_ms(), 37.5);
 
   StreamReader routed;  // a model router names the version in every chunk
   routed.on_event(R"({"model":"v2","choices":[{"text":" a"}]})", 0.1f);
