@@ -13,16 +13,16 @@ constexpr double kNoVariance = 1e-9;  // a regressor whose weighted variance is 
 // (|correlation| above about 0.9995 for two).
 constexpr double kOwnVariance = 1e-3;
 
-constexpr int kMaxRegressors = 3;
-using Vector = std::array<double, kMaxRegressors>;
-using Matrix = std::array<Vector, kMaxRegressors>;
+using Vector = IterationCostModel::Vector;
+using Matrix = IterationCostModel::Matrix;
+using Indices = std::array<int, IterationCostModel::kRegressors>;
 
 // Least squares on `used` of the regressors, from their (co)variances: false when one of them
 // does not vary or is in lockstep with the others. Symmetric elimination without pivoting:
 // each pivot over its diagonal is the share of that regressor's variance the earlier ones do
 // not explain.
-bool solve(const Matrix& covariance, const Vector& with_ms, const std::array<int, 3>& used,
-           int count, Vector& slopes) {
+bool solve(const Matrix& covariance, const Vector& with_ms, const Indices& used, int count,
+           Vector& slopes) {
   Matrix a{};
   Vector b{};
   for (int i = 0; i < count; ++i) {
@@ -59,7 +59,7 @@ Vector non_negative_fit(const Matrix& covariance, const Vector& with_ms, int n) 
   Vector best{};
   double best_explained = 0;
   for (int subset = 1; subset < (1 << n); ++subset) {
-    std::array<int, 3> used{};
+    Indices used{};
     int count = 0;
     for (int i = 0; i < n; ++i)
       if (subset & (1 << i)) used[count++] = i;
@@ -127,26 +127,19 @@ IterationCost IterationCostModel::snapshot() const {
 
   enum { kDecode, kPrompt, kSplit };
   const auto& c = covariance_;
-  // Decode and prompt tokens apart when both vary and not in lockstep; else one regressor,
-  // all tokens, whose slope both kinds get.
-  Matrix cov{};
-  Vector with{};
-  const double determinant =
-      c[kDecode][kDecode] * c[kPrompt][kPrompt] - c[kDecode][kPrompt] * c[kDecode][kPrompt];
-  const bool apart = c[kDecode][kDecode] > kNoVariance && c[kPrompt][kPrompt] > kNoVariance &&
-                     determinant > kOwnVariance * c[kDecode][kDecode] * c[kPrompt][kPrompt];
+  // Decode and prompt tokens apart when both vary and not in lockstep (the two alone solve);
+  // else one regressor, all tokens, whose slope both kinds get.
+  Vector unused{};
+  const bool apart = solve(c, with_ms_, {kDecode, kPrompt}, 2, unused);
   double decode = 0, prompt = 0, split = 0;
   if (apart) {
-    for (int i = 0; i < kRegressors; ++i) {
-      for (int j = 0; j < kRegressors; ++j)
-        cov[i][j] = c[i][j];
-      with[i] = with_ms_[i];
-    }
-    const Vector slopes = non_negative_fit(cov, with, 3);
-    decode = slopes[0];
-    prompt = slopes[1];
-    split = slopes[2];
+    const Vector slopes = non_negative_fit(c, with_ms_, kRegressors);
+    decode = slopes[kDecode];
+    prompt = slopes[kPrompt];
+    split = slopes[kSplit];
   } else {
+    Matrix cov{};
+    Vector with{};
     cov[0][0] = c[kDecode][kDecode] + 2 * c[kDecode][kPrompt] + c[kPrompt][kPrompt];
     cov[0][1] = cov[1][0] = c[kDecode][kSplit] + c[kPrompt][kSplit];
     cov[1][1] = c[kSplit][kSplit];

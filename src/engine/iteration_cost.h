@@ -13,6 +13,7 @@
 // Not thread-safe: owned by the engine thread; its snapshot travels in EngineStats.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace supportd::engine {
@@ -35,6 +36,11 @@ struct IterationCost {
 
 class IterationCostModel {
  public:
+  // The fit's regressors (decode tokens, prompt tokens, split as 0 or 1) and its sums' shapes.
+  static constexpr int kRegressors = 3;
+  using Vector = std::array<double, kRegressors>;
+  using Matrix = std::array<Vector, kRegressors>;
+
   // `step_tokens`: the engine's budget per step and `split_tokens` its split size (both
   // reported with the fit). `memory`: roughly how many recent iterations, and requests, the
   // figures follow.
@@ -54,17 +60,16 @@ class IterationCostModel {
   IterationCost snapshot() const;
 
  private:
-  static constexpr int kRegressors = 3;  // decode tokens, prompt tokens, split (0 or 1)
   const double forget_;
   const int step_tokens_;
   const int split_tokens_;
   std::int64_t iterations_ = 0;
   double weight_ = 0;
-  double mean_[kRegressors] = {};
+  Vector mean_{};
   double mean_ms_ = 0;
   // Weighted (co)variances of the regressors, and of each with milliseconds.
-  double covariance_[kRegressors][kRegressors] = {};
-  double with_ms_[kRegressors] = {};
+  Matrix covariance_{};
+  Vector with_ms_{};
   std::int64_t requests_ = 0;
   double request_weight_ = 0;
   double mean_request_prompt_ = 0, mean_request_output_ = 0;
