@@ -90,9 +90,8 @@ struct Fixture {
     options.label_errors = [this](const http::Request& request, http::Response& response) {
       cors.label_error(request, response);
     };
-    server = std::make_unique<http::Server>(
+    server = fuzz::start_server(
         options, [this](http::Request& request) { return router.dispatch(request); });
-    fuzz::require(server->start().ok(), "the server starts on a loopback port");
   }
 };
 

@@ -1,7 +1,8 @@
-// What the fuzz targets that drive supportd's own server share: a blocking client on a loopback
-// port whose reads give up after 10 s (far past the server's own timeouts, so a hang is a
-// failure), and the stand-in for the desk's customer socket that answers each message as the
-// real one decodes it (api/desk_requests.h).
+// What the fuzz targets that drive supportd's own server share: starting it so that it outlives
+// nothing it logs through, a blocking client on a loopback port whose reads give up after 10 s
+// (far past the server's own timeouts, so a hang is a failure), and the stand-in for the desk's
+// customer socket that answers each message as the real one decodes it (api/desk_requests.h).
+//
 // Signals: libFuzzer's -timeout arms SIGALRM every timeout/2 + 1 s (11 s under fuzz/run's
 // -timeout=20), without SA_RESTART, and the main thread, this client, usually takes it. A call it
 // interrupts fails with EINTR; each one here is resumed (a read for what is left of its 10 s), so
@@ -13,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -23,15 +25,30 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "api/desk_requests.h"
 #include "fuzz_check.h"
+#include "http/server.h"
 #include "http/websocket.h"
 
 namespace supportd::fuzz {
 
 // How long a read waits for the server to send or close.
 constexpr std::chrono::seconds kServerBound{10};
+
+// Starts a server on a loopback port for a fixture that a function-local static owns. Such a
+// fixture is destroyed at exit, its server stopped and its threads joined, only after every static
+// constructed later than it; spdlog's registry, which those threads log through, is therefore
+// made here first, so that it outlives them (a connection still lingering when libFuzzer exits
+// would otherwise read a freed logger).
+inline std::unique_ptr<http::Server> start_server(http::ServerOptions options,
+                                                  http::Server::Handler handler) {
+  spdlog::default_logger_raw();
+  auto server = std::make_unique<http::Server>(std::move(options), std::move(handler));
+  require(server->start().ok(), "the server starts on a loopback port");
+  return server;
+}
 
 // Waits until `fd` is readable (data, end of stream or an error to read) or `deadline` passes;
 // false then. Signals do not shorten the wait.
