@@ -3,8 +3,8 @@
 // supportd_anomaly_score{signal=...}, supportd_alert_active{alert=...} and
 // supportd_alerts_raised_total{alert=...} in /metrics, and a log line when an alert is raised
 // or cleared (GET /v1/alerts reads the monitor itself). The signals, per class (high, normal,
-// low): ttft_p95, ttft_p99, e2e_p95, e2e_p99, itl_p95 (seconds, over the last 60 s; skipped
-// while the class has no request in the window), queue_depth; and tokens_per_second,
+// low): ttft_p95, ttft_p99, e2e_p95, e2e_p99, itl_p95 (seconds, over ServingMetrics' window;
+// skipped while the class has no request in the window), queue_depth; and tokens_per_second,
 // refusals_per_second (queue full, deadline, rate limit), errors_per_second, rss_bytes.
 // Each tick also feeds the leak watchdog (obs/leak_watchdog.h) the requests served so far:
 // supportd_anonymous_memory_bytes, supportd_memory_growth_bytes_per_1000_requests, and the

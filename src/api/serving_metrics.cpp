@@ -100,7 +100,8 @@ std::optional<Outcome> refusal_outcome(ErrorCode code) {
   return std::nullopt;
 }
 
-ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
+ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine,
+                               std::chrono::seconds window)
     : registry_(registry),
       engine_(engine),
       requests_(registry.counter("supportd_requests_total", "Requests by outcome.",
@@ -122,7 +123,10 @@ ServingMetrics::ServingMetrics(obs::Registry& registry, engine::Engine& engine)
                                         obs::exponential_buckets(8, 2, 12))),
       completion_tokens_(registry.histogram("supportd_generated_tokens",
                                             "Generated tokens per request.", {"priority", "tenant"},
-                                            obs::exponential_buckets(4, 2, 12))) {
+                                            obs::exponential_buckets(4, 2, 12))),
+      window_(window),
+      windows_{Windows(window), Windows(window), Windows(window)} {
+  static_assert(engine::kPriorityCount == 3, "one window set per class");
   // The unlabelled counters and gauges below, registered in `registry`.
   auto counter = [&registry](const char* name, const char* help) -> obs::Counter& {
     return registry.counter(name, help).get();
@@ -291,7 +295,7 @@ json::object ServingMetrics::stats_object() const {
                        {"open_fds", usage.open_fds},
                        {"threads", usage.threads}};
   return json::object{{"model", engine_.model().id},
-                      {"window_s", 60},
+                      {"window_s", window_.count()},
                       {"engine", std::move(engine)},
                       {"classes", std::move(classes)},
                       {"capacity", capacity_json(load_.summary(), s.slots, s.cost)},

@@ -38,8 +38,10 @@ struct RequestRecord {
 class ServingMetrics {
  public:
   // Registers the families in `registry`; engine and process gauges are refreshed from
-  // `engine` on every exposition.
-  ServingMetrics(obs::Registry& registry, engine::Engine& engine);
+  // `engine` on every exposition. The per-class percentiles are over the requests that ended
+  // within `window`.
+  ServingMetrics(obs::Registry& registry, engine::Engine& engine,
+                 std::chrono::seconds window = std::chrono::seconds(60));
 
   void record(const RequestRecord& record);
   void record_inter_token(const std::string& priority, const std::string& tenant, double seconds);
@@ -61,6 +63,7 @@ class ServingMetrics {
 
  private:
   struct Windows {
+    explicit Windows(std::chrono::seconds span) : ttft(span), itl(span), e2e(span), queue(span) {}
     obs::SlidingWindow ttft, itl, e2e, queue;
   };
 
@@ -73,6 +76,7 @@ class ServingMetrics {
   obs::Family<obs::Histogram>& queue_;
   obs::Family<obs::Histogram>& prompt_tokens_;
   obs::Family<obs::Histogram>& completion_tokens_;
+  const std::chrono::seconds window_;
   std::array<Windows, engine::kPriorityCount> windows_;
   obs::LoadWindow load_{engine::kPriorityCount};
   std::array<std::array<std::atomic<std::int64_t>, 6>, engine::kPriorityCount> outcomes_{};

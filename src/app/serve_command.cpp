@@ -181,7 +181,7 @@ int run_serve(ServeConfig& config, ServeOptions& options) {
   }
   api::Access access(config.api_keys, std::move(shared_limits));
   obs::Registry registry;
-  api::ServingMetrics metrics(registry, **engine);
+  api::ServingMetrics metrics(registry, **engine, config.anomaly.latency_window);
   // Before the desk and the server, whose requests hold traces, and after the registry.
   std::unique_ptr<obs::trace::Tracer> tracer;
   if (tracing) {

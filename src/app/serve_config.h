@@ -38,6 +38,9 @@ namespace supportd::app {
 struct AnomalyConfig {
   bool on = true;
   std::chrono::milliseconds interval{1000};  // between readings of every signal
+  // The latency percentiles the watch reads (and /v1/stats shows) are over the requests that
+  // ended this recently.
+  std::chrono::seconds latency_window{60};
   obs::anomaly::MonitorOptions monitor;
   obs::LeakOptions leak;
 };

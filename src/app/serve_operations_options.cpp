@@ -67,6 +67,12 @@ void declare_anomaly(OptionTable& table, ServeConfig& config) {
                               "Time between two readings of every watched signal")
       .between(10, 60000);
   anomaly
+      .duration<std::chrono::seconds>(
+          "latency-window-seconds", a.latency_window, 60,
+          "The latency percentiles watched (and shown by /v1/stats) are over the requests that "
+          "ended this recently (shorter: a change shows sooner, a quiet class is skipped sooner)")
+      .between(1, 3600);
+  anomaly
       .value("anomaly-raise", alert.raise, 0.78,
              "Anomaly score at which an alert is raised (higher: fewer, later alerts)")
       .between(0.5, 1.0);

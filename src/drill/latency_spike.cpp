@@ -81,6 +81,37 @@ std::set<std::string> latency_alerts(const json::object& alerts) {
   return seen;
 }
 
+// The latency signal scored highest in a GET /v1/alerts document, as "signal scored S (raises
+// at R) at V s"; kept across polls until `best_score` is beaten. For a detection that did not
+// come, this says how near the detectors got (an alert also needs the value 20% above the
+// signal's recent median).
+void note_highest_score(const json::object& alerts, double& best_score, std::string& best) {
+  const json::value* raise = nullptr;
+  if (const json::value* thresholds = alerts.if_contains("thresholds"))
+    raise = thresholds->as_object().if_contains("raise");
+  for (const auto& entry : alerts.at("signals").as_array()) {
+    const json::object& signal = entry.as_object();
+    const std::string name(signal.at("signal").as_string());
+    if (!is_latency_alert(name) || signal.at("learning").as_bool()) continue;
+    const double score = signal.at("score").to_number<double>();
+    if (score <= best_score) continue;
+    best_score = score;
+    best = fmt::format("{} scored {:.2f} (raises at {:.2f}) at {:.3f} s", name, score,
+                       raise != nullptr ? raise->to_number<double>() : 0.0,
+                       signal.at("value").to_number<double>());
+  }
+}
+
+// The latency alerts active in a GET /v1/alerts document, by name.
+std::set<std::string> active_latency_alerts(const json::object& alerts) {
+  std::set<std::string> active;
+  for (const auto& entry : alerts.at("active").as_array()) {
+    const std::string name(entry.at("alert").as_string());
+    if (is_latency_alert(name)) active.insert(name);
+  }
+  return active;
+}
+
 // Whether the detector of the protected class's e2e p99 has learnt (and is fed).
 bool learnt(const json::object& alerts) {
   const std::string wanted = std::string("e2e_p99.") + kProtected;
@@ -221,18 +252,32 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   // Learn: the detectors must know the steady load before anything changes.
   say(fmt::format("learn: a steady load of {} workers ({} and {}), waiting for the detectors",
                   load_options.workers, kProtected, kTargeted));
+  // The server's latency windows should hold the steady load only before the baseline.
+  if (auto stats = server.json_of("GET", "/v1/stats", false)) {
+    const json::value* window = stats->if_contains("window_s");
+    if (window != nullptr && window->is_int64() && window->as_int64() > options.settle.count())
+      say(
+          fmt::format("learn: --settle-seconds {} is shorter than the server's latency window "
+                      "({} s): what the load's start did is still in it at the injection",
+                      options.settle.count(), window->as_int64()));
+  }
   std::set<std::string> before;  // latency alerts raised before the injection: false alerts
+  std::set<std::string> active;  // latency alerts active when learning ended
   bool learned = false;
   const auto learn_deadline = std::max(Clock::now() + options.learn_timeout, settled_at);
   auto next_line = Clock::now();
   while (Clock::now() < learn_deadline) {
     auto alerts = server.json_of("GET", "/v1/alerts", false);
     if (alerts && learnt(*alerts) && Clock::now() >= settled_at) {
+      // An active alert cannot be raised again: the drill waits (within the learn timeout)
+      // for those the load's start raised to clear, so that each signal can detect.
       learned = true;
-      break;
+      active = active_latency_alerts(*alerts);
+      if (active.empty()) break;
     }
     if (Clock::now() >= next_line) {
-      say(fmt::format("learn: {} requests answered so far", load.samples().size()));
+      say(active.empty() ? fmt::format("learn: {} requests answered so far", load.samples().size())
+                         : fmt::format("learn: waiting for {} to clear", fmt::join(active, ", ")));
       next_line = Clock::now() + std::chrono::seconds(5);
     }
     std::this_thread::sleep_for(options.poll);
@@ -242,7 +287,12 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
     restore();
     return report;
   }
-  step("learn", true, "the detectors know the steady load", false);
+  step("learn", true,
+       active.empty() ? std::string("the detectors know the steady load")
+                      : fmt::format("the detectors know the steady load; still active (these "
+                                    "cannot raise again): {}",
+                                    fmt::join(active, ", ")),
+       false);
 
   // Baseline.
   // False alerts are those raised during this steady window; the ones raised while the load
@@ -296,8 +346,11 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
 
   // Detect.
   const auto detect_deadline = injected_at + options.detect_timeout;
+  double highest_score = -1;
+  std::string highest;  // the latency signal nearest to raising, for a detection that failed
   while (Clock::now() < detect_deadline && !report.detect_s) {
     if (auto alerts = server.json_of("GET", "/v1/alerts", false)) {
+      note_highest_score(*alerts, highest_score, highest);
       for (const auto& seen : latency_alerts(*alerts)) {
         if (before.contains(seen)) continue;
         report.detect_s = seconds_between(injected_at, Clock::now());
@@ -310,7 +363,8 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   step("detect", report.detect_s.has_value(),
        report.detect_s
            ? fmt::format("alert {} raised", report.alert)
-           : fmt::format("no latency alert within {} s", options.detect_timeout.count()));
+           : fmt::format("no latency alert within {} s{}{}", options.detect_timeout.count(),
+                         highest.empty() ? "" : "; highest: ", highest));
 
   // The rule: Prometheus, scraping the server, turns the detector's alert into its own.
   if (prometheus && report.detect_s) {

@@ -1,8 +1,9 @@
 // The latency-spike drill (`supportd drill latency-spike`): against a running server, under a
 // steady load it generates itself, it rehearses the runbook end to end and times it:
 //   preflight  the server is ready, the admin key is right, faults and alerts are on
-//   learn      the anomaly detectors have learnt the steady load (GET /v1/alerts) and it has
-//              run `settle` seconds
+//   learn      the anomaly detectors have learnt the steady load (GET /v1/alerts), it has
+//              run `settle` seconds, and the latency alerts its start raised have cleared
+//              (waited for within `learn_timeout`; then named, and the drill goes on)
 //   baseline   p99 of the protected class ("normal") over a window
 //   inject     a decode delay on the "low" class (POST /admin/faults) sized to about double p99
 //              (1.5 x baseline p99 / max_tokens per step, unless --delay-ms)

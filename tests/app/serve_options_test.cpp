@@ -302,9 +302,16 @@ TEST(ServeConfig, TheAnomalyWatchIsOnByDefaultAndItsThresholdsAreChecked) {
   EXPECT_EQ(config.anomaly.leak.warm_up_requests, leak.warm_up_requests);
 
   ServeConfig off;
-  ASSERT_TRUE(serve({"--anomaly", "off", "--anomaly-interval-ms", "250"}, off).ok());
+  ASSERT_TRUE(
+      serve({"--anomaly", "off", "--anomaly-interval-ms", "250", "--latency-window-seconds", "15"},
+            off)
+          .ok());
   EXPECT_FALSE(off.anomaly.on);
   EXPECT_EQ(off.anomaly.interval, std::chrono::milliseconds(250));
+  EXPECT_EQ(off.anomaly.latency_window, std::chrono::seconds(15));
+  EXPECT_EQ(config.anomaly.latency_window, std::chrono::seconds(60));
+  EXPECT_EQ(refusal({"--latency-window-seconds", "0"}),
+            "--latency-window-seconds must be between 1 and 3600");
 
   EXPECT_EQ(refusal({"--anomaly", "maybe"}), "--anomaly must be on or off");
   EXPECT_EQ(refusal({"--anomaly-raise", "0.3"}), "--anomaly-raise must be between 0.5 and 1");

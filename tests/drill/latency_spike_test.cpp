@@ -1,9 +1,11 @@
 // `supportd drill latency-spike` end to end at a short scale: a `supportd serve` process (the
-// synthesized tiny model, the anomaly watch reading every 100 ms, every request kept as a
-// trace) with an admin key and --faults; the drill sizes its delay from the baseline it measures
-// (a loaded machine changes the times, not what is proved); its JSON report has every step, in
-// order, each passed, with the three times; afterwards no fault is armed and no class shed.
-// A wrong admin key stops the drill at its preflight, before anything is injected.
+// synthesized tiny model, the anomaly watch reading every 100 ms over 10 s latency windows,
+// every request kept as a trace) with an admin key and --faults; the load settles longer than
+// the windows (else the load's start, slow in a sanitizer build on a busy machine, still fills
+// them at the injection and hides the spike); the drill sizes its delay from the baseline it
+// measures (a loaded machine changes the times, not what is proved); its JSON report has every
+// step, in order, each passed, with the three times; afterwards no fault is armed and no class
+// shed. A wrong admin key stops the drill at its preflight, before anything is injected.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -43,10 +45,13 @@ TEST(LatencySpikeDrill, RunsEveryStepAgainstAServerAndLeavesItAsItWas) {
   const KeyFile key(kKey);
   testing::ServeProcess server({"--model", testing::synthesized_model(), "--encoder", "off",
                                 "--parallel", "4", "--admin-key-file", key.path(), "--faults",
-                                "--anomaly-interval-ms", "100", "--trace-slow-ms", "1"});
+                                "--anomaly-interval-ms", "100", "--latency-window-seconds", "10",
+                                "--trace-slow-ms", "1"});
   std::string why;
   ASSERT_TRUE(server.wait_ready(why)) << why;
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  const auto stats = testing::http_request(server.port(), "GET", "/v1/stats");
+  EXPECT_EQ(json::parse(stats.body).at("window_s").as_int64(), 10) << stats.body;
 
   const KeyFile wrong("not-the-admin-key-at-all-0000");
   const auto refused = testing::run_supportd(
@@ -68,7 +73,7 @@ TEST(LatencySpikeDrill, RunsEveryStepAgainstAServerAndLeavesItAsItWas) {
                                           "--learn-timeout",
                                           "60",
                                           "--settle-seconds",
-                                          "2",
+                                          "11",
                                           "--baseline-seconds",
                                           "5",
                                           "--detect-timeout",
