@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -83,6 +84,16 @@ class EventTap {
   std::vector<StreamEvent> events() {
     std::lock_guard lock(mutex_);
     return events_;
+  }
+  // Whether the end (kDone) of `request_id` (empty: of any request) has come. The tap reads the
+  // wire on a subscription of its own: when a gateway has its answer the tap may still be a few
+  // events behind, so a test waits for this before reading events().
+  bool saw_done(const std::string& request_id = {}) {
+    std::lock_guard lock(mutex_);
+    return std::any_of(events_.begin(), events_.end(), [&](const StreamEvent& e) {
+      return e.kind == StreamEvent::Kind::kDone &&
+             (request_id.empty() || e.request_id == request_id);
+    });
   }
 
  private:

@@ -148,6 +148,7 @@ TEST_F(ClusterTest, AnEngineLeavingMidStreamHandsItOnWithNoGapNoRepeat) {
   EXPECT_EQ(sink->completion().reason, engine::FinishReason::kLength)
       << sink->completion().error.message;
   const auto pieces = sink->pieces();
+  EXPECT_TRUE(eventually([&] { return tap.saw_done("gateway-a-1"); }, std::chrono::seconds(10)));
   const auto used = check_no_gap_no_repeat(pieces, tap.events(), "gateway-a-1");
   EXPECT_EQ(used.size(), 2u) << "both attempts contributed";
   EXPECT_EQ(second.worker->stats().resumed, 1);

@@ -138,6 +138,7 @@ TEST_F(RolesTest, AnEngineKilledMidStreamIsReplacedWithEveryTokenOnce) {
   // The customer's text is the numbered texts 1..last joined, each number's from the newest
   // attempt that sent it (the gateway drops what it has and what a superseded attempt sends):
   // nothing missing, nothing twice.
+  EXPECT_TRUE(eventually([&] { return tap.saw_done(); }, std::chrono::seconds(10)));
   const auto events = tap.events();
   std::map<std::uint64_t, std::map<std::uint64_t, std::string>> by_attempt;  // attempt -> seq
   std::uint64_t last = 0;

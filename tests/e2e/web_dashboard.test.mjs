@@ -210,13 +210,18 @@ test('the slowest requests open a waterfall of their spans, bars inside the pane
   await request.waitFor({ timeout: 15000 });
   const row = request.locator('xpath=ancestor::tr');
   assert.match(await row.locator('td.stages').textContent(), /chat .* ms/);
+  const id = await request.getAttribute('data-trace');
   await request.click();
   await page.locator('#waterfall .span-row[data-name="decode"]').waitFor({ timeout: 10000 });
+  const trace = await (await fetch(`${server.url}/v1/traces/${id}`)).json();
   const rows = await page.$$eval('#waterfall .span-row', (list) => list.map((r) => {
     const track = r.querySelector('.track').getBoundingClientRect();
-    const bar = r.querySelector('.bar').getBoundingClientRect();
+    const element = r.querySelector('.bar');
+    const bar = element.getBoundingClientRect();
     return { name: r.dataset.name, indent: parseFloat(r.querySelector('.span-name').style.paddingLeft),
-             inside: bar.left >= track.left - 0.5 && bar.right <= track.right + 0.5, width: bar.width };
+             inside: bar.left >= track.left - 0.5 && bar.right <= track.right + 0.5, width: bar.width,
+             placed: `bar ${bar.left}-${bar.right} px (left ${element.style.left}, width ${element.style.width}) ` +
+                     `in track ${track.left}-${track.right} px` };
   }));
   const names = rows.map((r) => r.name);
   assert.equal(names[0], 'POST /v1/chat/completions');
@@ -226,7 +231,7 @@ test('the slowest requests open a waterfall of their spans, bars inside the pane
   assert.ok(generation, names.join(', '));
   assert.equal(rows.find((r) => r.name === 'decode').indent, generation.indent + 14);
   for (const r of rows) {
-    assert.ok(r.inside, `${r.name}'s bar leaves its track`);
+    assert.ok(r.inside, `${r.name}'s bar leaves its track: ${r.placed}; the trace: ${JSON.stringify(trace)}`);
     assert.ok(r.width > 0, `${r.name} has no bar`);
   }
   await page.locator('#waterfall').scrollIntoViewIfNeeded();
