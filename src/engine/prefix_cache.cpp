@@ -6,8 +6,12 @@
 
 namespace supportd::engine {
 
-PrefixCache::PrefixCache(std::vector<int> seq_ids, std::size_t max_cells)
-    : root_(std::make_unique<Node>()), free_seq_ids_(std::move(seq_ids)), max_cells_(max_cells) {
+PrefixCache::PrefixCache(std::vector<int> seq_ids, std::size_t max_cells,
+                         std::size_t probation_entries)
+    : root_(std::make_unique<Node>()),
+      free_seq_ids_(std::move(seq_ids)),
+      max_cells_(max_cells),
+      probation_entries_(std::max<std::size_t>(1, probation_entries)) {
   std::reverse(free_seq_ids_.begin(), free_seq_ids_.end());  // hand out the lowest id first
 }
 
@@ -32,6 +36,16 @@ PrefixCache::Match PrefixCache::lookup(std::span<const Token> tokens) {
   return {entry->seq_id, static_cast<std::size_t>(node->depth)};
 }
 
+std::size_t PrefixCache::cached_length(std::span<const Token> tokens) const {
+  const Node* node = root_.get();
+  for (Token token : tokens) {
+    auto it = node->children.find(token);
+    if (it == node->children.end()) break;
+    node = it->second.get();
+  }
+  return static_cast<std::size_t>(node->depth);
+}
+
 std::vector<int> PrefixCache::remove_entry(Entry* entry) {
   std::vector<int> cleared{entry->seq_id};
   Node* node = entry->end;
@@ -54,12 +68,20 @@ std::vector<int> PrefixCache::remove_entry(Entry* entry) {
     node = parent;
   }
   lru_.erase(entry->lru);
+  if (!entry->proven) --unproven_;
   free_seq_ids_.push_back(entry->seq_id);
   entries_.erase(entry->seq_id);
   return cleared;
 }
 
-PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens) {
+void PrefixCache::mark_reused(int seq_id) {
+  const auto it = entries_.find(seq_id);
+  if (it == entries_.end() || it->second->proven) return;
+  it->second->proven = true;
+  --unproven_;
+}
+
+PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens, bool proven) {
   Insertion result;
   if (tokens.empty() || tokens.size() > max_cells_) return result;
 
@@ -74,6 +96,7 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens) {
   }
   if (matched == tokens.size()) {  // a cached entry already covers it
     touch(node->any);
+    if (proven) mark_reused(node->any->seq_id);
     result.already_cached = true;
     result.seq_id = node->any->seq_id;
     return result;
@@ -83,6 +106,7 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens) {
   // prefix of another, so there is at most one.)
   for (Node* n = node; n != root_.get(); n = n->parent) {
     if (n->ends_here != nullptr) {
+      proven = proven || n->ends_here->proven;  // e.g. a prompt's entry, now its conversation
       auto cleared = remove_entry(n->ends_here);
       result.evicted.insert(result.evicted.end(), cleared.begin(), cleared.end());
       break;
@@ -124,11 +148,27 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens) {
   node->ends_here = entry.get();
   for (Node* n = node; n != root_.get(); n = n->parent)
     ++n->refs;
+  entry->proven = proven;
+  if (!proven) ++unproven_;
   lru_.push_front(entry.get());
   entry->lru = lru_.begin();
   touch(entry.get());
   result.seq_id = entry->seq_id;
+  Entry* added = entry.get();
   entries_.emplace(entry->seq_id, std::move(entry));
+
+  // Probation: the oldest unproven entries go while there are too many (never the new one,
+  // which is at the front).
+  for (auto it = std::prev(lru_.end()); unproven_ > probation_entries_ && *it != added;) {
+    Entry* candidate = *it;
+    const bool last = it == lru_.begin();
+    if (!last) --it;
+    if (!candidate->proven) {
+      auto cleared = remove_entry(candidate);
+      result.evicted.insert(result.evicted.end(), cleared.begin(), cleared.end());
+    }
+    if (last) break;
+  }
   return result;
 }
 

@@ -1,6 +1,7 @@
 // The prefix cache's trie: the longest cached prefix found, shared prefixes stored once, LRU
-// eviction by cells and by sequence ids, oversized entries refused, counts consistent under
-// random operations.
+// eviction by cells and by sequence ids, oversized entries refused, probation (at most so many
+// unproven entries, the oldest going first; proven ones kept, proof inherited by a longer
+// entry), counts consistent under random operations.
 #include "engine/prefix_cache.h"
 
 #include <gtest/gtest.h>
@@ -12,9 +13,10 @@ namespace supportd::engine {
 namespace {
 
 using Tokens = std::vector<PrefixCache::Token>;
+constexpr std::size_t kNoProbation = 1000;  // more unproven entries than a test makes
 
 TEST(PrefixCache, FindsTheLongestCachedPrefix) {
-  PrefixCache cache({10, 11}, 100);
+  PrefixCache cache({10, 11}, 100, kNoProbation);
   const auto a = cache.insert(Tokens{1, 2, 3, 4});
   ASSERT_EQ(a.seq_id, 10);
   EXPECT_TRUE(a.evicted.empty());
@@ -26,7 +28,7 @@ TEST(PrefixCache, FindsTheLongestCachedPrefix) {
 }
 
 TEST(PrefixCache, SharedPrefixesAreStoredOnce) {
-  PrefixCache cache({10, 11}, 100);
+  PrefixCache cache({10, 11}, 100, kNoProbation);
   cache.insert(Tokens{1, 2, 3, 4});
   const auto b = cache.insert(Tokens{1, 2, 5});
   EXPECT_EQ(b.seq_id, 11);
@@ -35,7 +37,7 @@ TEST(PrefixCache, SharedPrefixesAreStoredOnce) {
 }
 
 TEST(PrefixCache, ALongerEntryReplacesItsPrefix) {
-  PrefixCache cache({10, 11}, 100);
+  PrefixCache cache({10, 11}, 100, kNoProbation);
   cache.insert(Tokens{1, 2});
   const auto b = cache.insert(Tokens{1, 2, 3});
   EXPECT_EQ(b.evicted, std::vector<int>{10});
@@ -46,7 +48,7 @@ TEST(PrefixCache, ALongerEntryReplacesItsPrefix) {
 }
 
 TEST(PrefixCache, EvictsLeastRecentlyUsedWhenCellsRunOut) {
-  PrefixCache cache({10, 11, 12}, 6);
+  PrefixCache cache({10, 11, 12}, 6, kNoProbation);
   cache.insert(Tokens{1, 2, 3});     // seq 10
   cache.insert(Tokens{4, 5, 6});     // seq 11
   cache.lookup(Tokens{1, 2, 3, 0});  // 10 is now the most recent
@@ -58,7 +60,7 @@ TEST(PrefixCache, EvictsLeastRecentlyUsedWhenCellsRunOut) {
 }
 
 TEST(PrefixCache, EvictsWhenSequenceIdsRunOut) {
-  PrefixCache cache({10}, 100);
+  PrefixCache cache({10}, 100, kNoProbation);
   cache.insert(Tokens{1});
   const auto b = cache.insert(Tokens{2});
   EXPECT_EQ(b.evicted, std::vector<int>{10});
@@ -66,13 +68,54 @@ TEST(PrefixCache, EvictsWhenSequenceIdsRunOut) {
 }
 
 TEST(PrefixCache, RefusesEntriesLargerThanTheBound) {
-  PrefixCache cache({10}, 3);
+  PrefixCache cache({10}, 3, kNoProbation);
   EXPECT_EQ(cache.insert(Tokens{1, 2, 3, 4}).seq_id, -1);
+}
+
+TEST(PrefixCache, UnprovenEntriesBeyondProbationGoOldestFirst) {
+  PrefixCache cache({10, 11, 12, 13}, 100, 2);
+  cache.insert(Tokens{1, 1});  // seq 10
+  cache.insert(Tokens{2, 2});  // seq 11
+  EXPECT_EQ(cache.unproven_entries(), 2u);
+  const auto c = cache.insert(Tokens{3, 3});
+  EXPECT_EQ(c.seq_id, 12);
+  EXPECT_EQ(c.evicted, std::vector<int>{10});
+  EXPECT_EQ(cache.entries(), 2u);
+  EXPECT_EQ(cache.cells(), 4u);
+  EXPECT_EQ(cache.lookup(Tokens{1, 1}).length, 0u);
+  EXPECT_EQ(cache.lookup(Tokens{2, 2}).length, 2u);
+}
+
+TEST(PrefixCache, ProvenEntriesOutliveTheProbation) {
+  PrefixCache cache({10, 11, 12, 13}, 100, 1);
+  cache.insert(Tokens{1, 1}, true);  // seq 10: its request reused a cached prefix
+  cache.insert(Tokens{2, 2});        // seq 11
+  cache.mark_reused(11);             // a request took its tokens
+  cache.insert(Tokens{3, 3});        // seq 12
+  const auto d = cache.insert(Tokens{4, 4});
+  EXPECT_EQ(d.evicted, std::vector<int>{12});
+  EXPECT_EQ(cache.unproven_entries(), 1u);
+  EXPECT_EQ(cache.lookup(Tokens{1, 1}).seq_id, 10);
+  EXPECT_EQ(cache.lookup(Tokens{2, 2}).seq_id, 11);
+  cache.mark_reused(99);  // not an entry: ignored
+  EXPECT_EQ(cache.entries(), 3u);
+}
+
+TEST(PrefixCache, AConversationKeepsTheProofOfItsPrompt) {
+  PrefixCache cache({10, 11, 12}, 100, 1);
+  cache.insert(Tokens{1, 2}, true);                 // the prompt, computed from a shared prefix
+  const auto turn = cache.insert(Tokens{1, 2, 3});  // the conversation replaces it
+  EXPECT_EQ(turn.evicted, std::vector<int>{10});
+  EXPECT_EQ(cache.unproven_entries(), 0u);
+  cache.insert(Tokens{5});
+  cache.insert(Tokens{6});
+  EXPECT_EQ(cache.lookup(Tokens{1, 2, 3}).length, 3u);
+  EXPECT_EQ(cache.lookup(Tokens{5}).length, 0u);  // evicted when 6 came
 }
 
 TEST(PrefixCache, RandomOperationsKeepCountsConsistent) {
   std::mt19937 random(7);
-  PrefixCache cache({1, 2, 3, 4, 5}, 40);
+  PrefixCache cache({1, 2, 3, 4, 5}, 40, 2);
   for (int i = 0; i < 2000; ++i) {
     Tokens t(1 + random() % 12);
     for (auto& x : t)
@@ -80,15 +123,19 @@ TEST(PrefixCache, RandomOperationsKeepCountsConsistent) {
     if (random() % 3 == 0) {
       const auto m = cache.lookup(t);
       EXPECT_LE(m.length, t.size());
+      if (m.length > 0 && random() % 2 == 0) cache.mark_reused(m.seq_id);
     } else {
-      cache.insert(t);
+      cache.insert(t, random() % 4 == 0);
     }
     ASSERT_LE(cache.cells(), 40u);
     ASSERT_LE(cache.entries(), 5u);
+    ASSERT_LE(cache.unproven_entries(), 2u);
+    ASSERT_LE(cache.unproven_entries(), cache.entries());
   }
   cache.clear();
   EXPECT_EQ(cache.cells(), 0u);
   EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_EQ(cache.unproven_entries(), 0u);
 }
 
 }  // namespace

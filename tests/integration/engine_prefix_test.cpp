@@ -1,9 +1,10 @@
 // The llama.cpp engine's prefix reuse on synthesized models, with both KV layouts where the
 // cache matters: a cached prefix gives the same tokens (also from a q8_0 cache), a burst or a
 // batch sharing one prompt computes it once, cells return to their baseline, each sequence
-// gets its share of the context.
+// gets its share of the context, conversations nobody continues stay on probation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -213,6 +214,34 @@ TEST(Engine, TwoPromptsComputingOneShortPrefixTogetherKeepItOnce) {
   const EngineStats after = testing::wait_until_idle(*engine);
   EXPECT_GE(after.prefix_copies_merged - before.prefix_copies_merged, 1);
   EXPECT_EQ(after.prefill_joins, before.prefill_joins);  // neither waited for the other
+  EXPECT_EQ(engine->sequences_holding_cells(), 0);
+}
+
+TEST(Engine, ConversationsNobodyContinuesStayOnProbation) {
+  // Unified layout: every step reads every cell up to the highest in use, so the prefix cache
+  // keeps at most --parallel (2) conversations nobody has reused; a conversation that goes on
+  // is proven and outlives them.
+  auto engine = make_engine(2, 8, testing::synthesized_model(), EngineOptions::KvLayout::kUnified);
+  std::int64_t longest = 0;
+  for (int i = 0; i < 6; ++i) {
+    Completion completion;
+    run(*engine, greedy(std::to_string(i) + ". " + kPrompts[i % kPrompts.size()], 8), &completion);
+    longest = std::max<std::int64_t>(
+        longest, completion.usage.prompt_tokens + completion.usage.completion_tokens);
+  }
+  EXPECT_LE(testing::wait_until_idle(*engine).prefix_cache_tokens, 2 * longest);
+
+  std::string conversation = "Customer: " + kPrompts[2] + "\nAgent:";
+  conversation += run(*engine, greedy(conversation, 8));
+  conversation += "\nCustomer: and boots?\nAgent:";
+  Completion next_turn;
+  conversation += run(*engine, greedy(conversation, 8), &next_turn);
+  EXPECT_GE(next_turn.usage.cached_tokens, 16);  // the first turn's entry, now proven
+  for (int i = 6; i < 12; ++i)
+    run(*engine, greedy(std::to_string(i) + ". " + kPrompts[i % kPrompts.size()], 8));
+  Completion third_turn;
+  run(*engine, greedy(conversation + "\nCustomer: thanks\nAgent:", 8), &third_turn);
+  EXPECT_GE(third_turn.usage.cached_tokens, 16);  // six others came and went: it stayed
   EXPECT_EQ(engine->sequences_holding_cells(), 0);
 }
 

@@ -18,8 +18,19 @@ std::int64_t Loop::free_cells() const {
 
 void Loop::evict_cached_prefixes(std::int64_t wanted) {
   if (wanted <= free_cells()) return;
-  for (int id : prefix_cache_.evict_cells(static_cast<std::size_t>(wanted - free_cells())))
+  drop_cached_prefixes(prefix_cache_.evict_cells(static_cast<std::size_t>(wanted - free_cells())));
+}
+
+void Loop::drop_cached_prefixes(const std::vector<int>& ids) {
+  for (int id : ids)
     llama_memory_seq_rm(memory_, id, -1, -1);
+  if (!unified_ || ids.empty()) return;
+  // A running sequence that shared an evicted entry's cells now holds them alone.
+  for (const auto& s : running_) {
+    if (s->shared > 0)
+      s->shared =
+          std::min(s->shared, prefix_cache_.cached_length(std::span(s->tokens).first(s->shared)));
+  }
 }
 
 bool Loop::copy_prefix(int from, int to, std::size_t end) {
@@ -154,6 +165,7 @@ void Loop::start(std::unique_ptr<Sequence> sequence) {
     ++counters_.prefix_lookups;
     const auto match = prefix_cache_.lookup(std::span(s.tokens).first(s.tokens.size() - 1));
     if (match.length > 0 && copy_prefix(match.seq_id, s.seq_id, match.length)) {
+      if (match.length >= kProvingReuse) prefix_cache_.mark_reused(match.seq_id);
       s.n_past = match.length;
       s.shared = unified_ ? match.length : 0;
       if (!s.has_first_token) s.reused = match.length;
@@ -204,9 +216,9 @@ void Loop::preempt(Sequence& s) {
 void Loop::cache_prefix(Sequence& s, std::size_t length) {
   if (length == 0) return;
   share_cached_cells(s, length);
-  const auto insertion = prefix_cache_.insert(std::span(s.tokens).first(length));
-  for (int id : insertion.evicted)
-    llama_memory_seq_rm(memory_, id, -1, -1);
+  const auto insertion =
+      prefix_cache_.insert(std::span(s.tokens).first(length), s.reused >= kProvingReuse);
+  drop_cached_prefixes(insertion.evicted);
   if (insertion.seq_id >= 0 && !insertion.already_cached) {
     if (!copy_prefix(s.seq_id, insertion.seq_id, length)) {
       // The trie now names cells that are not there: forget what it holds.
@@ -275,6 +287,7 @@ bool Loop::join_prefill(Sequence& s) {
       s.shared = 0;
       return false;
     }
+    if (best >= kProvingReuse) prefix_cache_.mark_reused(source);  // when it is a cache entry
     counters_.prompt_tokens_reused += static_cast<std::int64_t>(best - s.n_past);
     ++counters_.prefill_joins;
     s.n_past = best;

@@ -42,7 +42,8 @@ Loop::Loop(const LoopSetup& setup)
       deadline_check_(promise_rules_, setup.options.scheduling.aging),
       prefix_cache_(range(setup.options.parallel,
                           setup.options.parallel + setup.options.prefix_cache_entries),
-                    static_cast<std::size_t>(setup.options.prefix_cache_cells)),
+                    static_cast<std::size_t>(setup.options.prefix_cache_cells),
+                    static_cast<std::size_t>(setup.options.parallel)),
       threadpool_(setup.threadpool),
       tuner_(setup.pool_threads),
       cost_(setup.options.step_tokens, unified_ ? kAttentionTileRows : 0) {
