@@ -102,8 +102,15 @@ void add_drill_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   spike
       ->add_option("--delay-ms", flags.options.delay_ms,
-                   "Decode delay per step on the low class (0: sized to double the baseline p99)")
+                   "Decode delay per step on the low class (0: sized from the baseline p99 to "
+                   "reach about --spike times it)")
       ->check(CLI::Range(0.0, 60000.0))
+      ->capture_default_str();
+  spike
+      ->add_option("--spike", flags.options.spike,
+                   "The multiple of the baseline p99 the sized delay aims at (a larger one stands "
+                   "out of a noisier machine)")
+      ->check(CLI::Range(1.5, 20.0))
       ->capture_default_str();
   spike->add_option("--learn-timeout", flags.learn_s, "Seconds the detectors may take to learn")
       ->check(CLI::Range(1, 3600))

@@ -322,11 +322,12 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
 
   // Inject: each decode step a low request takes part in waits `delay`; a normal request shares
   // most of its steps with one, so up to max_tokens delays are added to it. Measured: a delay of
-  // baseline / max_tokens raised p99 about 1.5 times; 1.5 times that delay about doubles it.
-  report.delay_ms =
-      options.delay_ms > 0
-          ? options.delay_ms
-          : std::max(5.0, 1.5 * report.baseline_p99_ms / std::max(1, options.max_tokens));
+  // baseline / max_tokens raised p99 about 1.5 times; 1.5 times that delay about doubles it
+  // (so 1.5 x (spike - 1) times it for about `spike` times).
+  report.delay_ms = options.delay_ms > 0
+                        ? options.delay_ms
+                        : std::max(5.0, 1.5 * (options.spike - 1) * report.baseline_p99_ms /
+                                            std::max(1, options.max_tokens));
   const auto expires = options.detect_timeout + options.recover_timeout + std::chrono::seconds(60);
   auto fault = server.json_of(
       "POST", "/admin/faults", true,

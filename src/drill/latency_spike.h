@@ -5,8 +5,9 @@
 //              run `settle` seconds, and the latency alerts its start raised have cleared
 //              (waited for within `learn_timeout`; then named, and the drill goes on)
 //   baseline   p99 of the protected class ("normal") over a window
-//   inject     a decode delay on the "low" class (POST /admin/faults) sized to about double p99
-//              (1.5 x baseline p99 / max_tokens per step, unless --delay-ms)
+//   inject     a decode delay on the "low" class (POST /admin/faults) sized to about `spike`
+//              times p99 (1.5 x (spike - 1) x baseline p99 / max_tokens per step, unless
+//              delay_ms is given)
 //   detect     a latency alert is raised (GET /v1/alerts): the time to detect
 //   rule       (with a Prometheus scraping the server) deploy/prometheus's SupportdLatencyAnomaly
 //              is pending or firing for a newly raised alert (GET /api/v1/alerts there)
@@ -44,6 +45,7 @@ struct DrillOptions {
   std::chrono::seconds settle{60};
   std::chrono::seconds baseline{30};  // the baseline window
   double delay_ms = 0;                // the decode delay per step; 0: sized from the baseline
+  double spike = 2;                   // the sized delay aims at about this multiple of p99
   std::chrono::seconds detect_timeout{60};
   std::chrono::seconds recover_timeout{120};
   std::chrono::seconds window{10};  // p99 while recovering: over requests sent this recently

@@ -1,11 +1,16 @@
 // `supportd drill latency-spike` end to end at a short scale: a `supportd serve` process (the
-// synthesized tiny model, the anomaly watch reading every 100 ms over 10 s latency windows,
-// every request kept as a trace) with an admin key and --faults; the load settles longer than
-// the windows (else the load's start, slow in a sanitizer build on a busy machine, still fills
-// them at the injection and hides the spike); the drill sizes its delay from the baseline it
-// measures (a loaded machine changes the times, not what is proved); its JSON report has every
-// step, in order, each passed, with the three times; afterwards no fault is armed and no class
-// shed. A wrong admin key stops the drill at its preflight, before anything is injected.
+// synthesized tiny model, the anomaly watch reading every 100 ms over 3 s latency windows,
+// every request kept as a trace) with an admin key and --faults. The windows fill within the
+// detectors' learning (64 readings), so the load's start is learnt, not alerted on. With 60 s
+// windows the start (slow in a sanitizer build on a busy machine) was still in them at the
+// injection (stop 43's CI: no alert in 30 s); with 10 s windows it raised alerts that were
+// still active at the injection, and an active alert cannot be raised again (a full run:
+// every latency alert active after 60 s). The load settles past the windows; the delay aims
+// at 4 times the baseline p99 (a loaded machine's p99 is noisy); the drill sizes its
+// delay from the baseline it measures (a loaded machine changes the times, not what is proved); its
+// JSON report has every step, in order, each passed, with the three times; afterwards no fault is
+// armed and no class shed. A wrong admin key stops the drill at its preflight, before anything is
+// injected.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -45,13 +50,13 @@ TEST(LatencySpikeDrill, RunsEveryStepAgainstAServerAndLeavesItAsItWas) {
   const KeyFile key(kKey);
   testing::ServeProcess server({"--model", testing::synthesized_model(), "--encoder", "off",
                                 "--parallel", "4", "--admin-key-file", key.path(), "--faults",
-                                "--anomaly-interval-ms", "100", "--latency-window-seconds", "10",
+                                "--anomaly-interval-ms", "100", "--latency-window-seconds", "3",
                                 "--trace-slow-ms", "1"});
   std::string why;
   ASSERT_TRUE(server.wait_ready(why)) << why;
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
   const auto stats = testing::http_request(server.port(), "GET", "/v1/stats");
-  EXPECT_EQ(json::parse(stats.body).at("window_s").as_int64(), 10) << stats.body;
+  EXPECT_EQ(json::parse(stats.body).at("window_s").as_int64(), 3) << stats.body;
 
   const KeyFile wrong("not-the-admin-key-at-all-0000");
   const auto refused = testing::run_supportd(
@@ -71,9 +76,9 @@ TEST(LatencySpikeDrill, RunsEveryStepAgainstAServerAndLeavesItAsItWas) {
                                           "--max-tokens",
                                           "8",
                                           "--learn-timeout",
-                                          "60",
+                                          "120",
                                           "--settle-seconds",
-                                          "11",
+                                          "4",
                                           "--baseline-seconds",
                                           "5",
                                           "--detect-timeout",
@@ -81,7 +86,9 @@ TEST(LatencySpikeDrill, RunsEveryStepAgainstAServerAndLeavesItAsItWas) {
                                           "--recover-timeout",
                                           "30",
                                           "--window-seconds",
-                                          "3"});
+                                          "3",
+                                          "--spike",
+                                          "4"});
   ASSERT_FALSE(run.out.empty()) << run.err;
   const json::object report = json::parse(run.out).as_object();
   std::vector<std::string> steps;
