@@ -216,10 +216,13 @@ test('the slowest requests open a waterfall of their spans, bars inside the pane
   const trace = await (await fetch(`${server.url}/v1/traces/${id}`)).json();
   const rows = await page.$$eval('#waterfall .span-row', (list) => list.map((r) => {
     const track = r.querySelector('.track').getBoundingClientRect();
-    const element = r.querySelector('.bar');
+    const element = r.querySelector('.span-bar');
     const bar = element.getBoundingClientRect();
     return { name: r.dataset.name, indent: parseFloat(r.querySelector('.span-name').style.paddingLeft),
              inside: bar.left >= track.left - 0.5 && bar.right <= track.right + 0.5, width: bar.width,
+             // as wide as its share of the track says: no other rule widens it (the console's
+             // header .bar padding once made every short bar 40 px wide)
+             scaled: Math.abs(bar.width - (track.width * parseFloat(element.style.width)) / 100) <= 1,
              placed: `bar ${bar.left}-${bar.right} px (left ${element.style.left}, width ${element.style.width}) ` +
                      `in track ${track.left}-${track.right} px` };
   }));
@@ -233,6 +236,7 @@ test('the slowest requests open a waterfall of their spans, bars inside the pane
   for (const r of rows) {
     assert.ok(r.inside, `${r.name}'s bar leaves its track: ${r.placed}; the trace: ${JSON.stringify(trace)}`);
     assert.ok(r.width > 0, `${r.name} has no bar`);
+    assert.ok(r.scaled, `${r.name}'s bar is not its share of the track: ${r.placed}`);
   }
   await page.locator('#waterfall').scrollIntoViewIfNeeded();
   await screenshot(page, 'dashboard-waterfall');

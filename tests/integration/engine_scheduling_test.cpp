@@ -473,11 +473,9 @@ TEST(EngineScheduling, AnAcceptedRequestWhoseSlotFreesInTimeIsNotRefusedLater) {
   // later: the running request's remaining tokens say its slot frees in time. (The rate-based
   // estimate, re-applied at every step, is no shorter after a wait, so it refused such a request
   // a few steps later, before the slot freed.) The margins allow the engine to run ten times
-  // slower than when it was measured, or to stall for about 90% of the expected wait (with
-  // a quarter and 10%, a stall of 90 ms under a parallel test run broke it; with 256-token
-  // requests the expected wait was 0.1 s and a full parallel run's stall still broke it once:
-  // 1,024 tokens make it about 0.4 s). A fresh engine each round: the completions of earlier
-  // rounds, in pairs, would make the rate bursty.
+  // slower than when it was measured, or to stall for about 90% of the expected wait, 0.4 s
+  // (a quarter and 10% broke at a 90 ms stall; 256 tokens, 0.1 s, at a full run's stall).
+  // A fresh engine each round: earlier rounds' completions would make the rate bursty.
   constexpr int kMeasuredTokens = 1024;
   for (int round = 0; round < 3; ++round) {
     auto engine = make_engine(1, EngineOptions::Preemption::kOff);

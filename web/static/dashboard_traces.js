@@ -50,7 +50,7 @@ function drawWaterfall(trace) {
   for (const { span, depth } of treeOrder(trace.spans)) {
     const left = (100 * span.start_ms) / total;
     const width = Math.max((100 * span.duration_ms) / total, 0.3);
-    const bar = el('span', { class: `bar${span.status === 'error' ? ' failed' : ''}`,
+    const bar = el('span', { class: `span-bar${span.status === 'error' ? ' failed' : ''}`,
                              style: { left: `${left}%`, width: `${Math.min(width, 100 - left)}%` } });
     const track = el('span', { class: 'track' }, bar);
     for (const e of span.events || []) {
