@@ -222,8 +222,7 @@ void Loop::cache_prefix(Sequence& s, std::size_t length) {
   if (insertion.seq_id >= 0 && !insertion.already_cached) {
     if (!copy_prefix(s.seq_id, insertion.seq_id, length)) {
       // The trie now names cells that are not there: forget what it holds.
-      for (int id : prefix_cache_.clear())
-        llama_memory_seq_rm(memory_, id, -1, -1);
+      drop_cached_prefixes(prefix_cache_.clear());
     } else if (unified_) {
       s.shared = std::max(s.shared, length);
     }

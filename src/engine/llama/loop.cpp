@@ -295,8 +295,7 @@ void Loop::publish_stats() {
 }
 
 void Loop::clear_prefix_cache() {
-  for (int id : prefix_cache_.clear())
-    llama_memory_seq_rm(memory_, id, -1, -1);
+  drop_cached_prefixes(prefix_cache_.clear());
   publish_stats();
 }
 

@@ -139,8 +139,9 @@ class Loop {
   std::int64_t free_cells() const;
   // Evicts prefix-cache entries until `wanted` cells are free (or the cache is empty).
   void evict_cached_prefixes(std::int64_t wanted);
-  // Removes the KV of the prefix-cache entries `ids` (evicted from the trie) and counts the
-  // cells running sequences shared with them as their own again.
+  // Removes the KV of the prefix-cache entries `ids` (evicted or cleared from the trie: every
+  // path that drops entries comes here) and counts the cells running sequences shared with
+  // them as their own again.
   void drop_cached_prefixes(const std::vector<int>& ids);
   // Makes positions [0, end) of sequence `to` (which holds nothing) the KV of `from`'s.
   // Unified layout: the cells become shared (unified_), nothing is copied; per sequence:

@@ -327,8 +327,7 @@ bool Loop::decode_batch(const llama_batch& batch) {
     // No room in the KV cache (fragmentation, or more reuse than planned): give the prefix
     // cache's cells back and try once more.
     spdlog::warn("KV cache full for a {}-token step; clearing the prefix cache", n_tokens);
-    for (int id : prefix_cache_.clear())
-      llama_memory_seq_rm(memory_, id, -1, -1);
+    drop_cached_prefixes(prefix_cache_.clear());
     rc = llama_decode(context_, batch);
   }
   if (rc != 0) {
