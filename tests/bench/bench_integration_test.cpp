@@ -25,6 +25,7 @@
 #include "bench_fixture.h"
 #include "engine/llama/model.h"
 #include "test_model.h"
+#include "test_paths.h"
 
 namespace supportd::bench {
 namespace {
@@ -215,7 +216,7 @@ Command run_cli(const std::string& arguments) {
   const std::string out = (dir / ("bench-cli-out-" + std::to_string(::getpid()))).string();
   const std::string err = (dir / ("bench-cli-err-" + std::to_string(::getpid()))).string();
   const std::string line =
-      std::string(SUPPORTD_BINARY) + " bench " + arguments + " >" + out + " 2>" + err;
+      testing::supportd_binary() + " bench " + arguments + " >" + out + " 2>" + err;
   const int status = std::system(line.c_str());
   Command c;
   c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

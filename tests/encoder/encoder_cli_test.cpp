@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "test_paths.h"
+
 namespace supportd::encoder {
 namespace {
 
@@ -24,7 +26,7 @@ CommandRun supportd_encoder(const std::string& arguments) {
       (std::filesystem::temp_directory_path() / ("encoder-cli-" + std::to_string(::getpid())))
           .string();
   const int status = std::system(
-      (std::string(SUPPORTD_BINARY) + " encoder " + arguments + " >" + out + " 2>&1").c_str());
+      (testing::supportd_binary() + " encoder " + arguments + " >" + out + " 2>&1").c_str());
   std::ifstream in(out);
   std::stringstream text;
   text << in.rdbuf();

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "hostile_server.h"
+#include "test_paths.h"
 
 namespace supportd::testing {
 namespace {
@@ -68,7 +69,7 @@ TEST(HttpLingeringClose, PythonsHttpClientReadsThe413) {
   HostileServer server(limit_body);
   for (const std::size_t size : {3 * kBodyLimit, kPastTheBuffers}) {
     SCOPED_TRACE(size);
-    const std::string command = "python3 " SUPPORTD_SOURCE_DIR "/tests/http/plain_client.py " +
+    const std::string command = "python3 " + source_dir() + "/tests/http/plain_client.py " +
                                 std::to_string(server.port()) + " " + std::to_string(size) +
                                 " 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");

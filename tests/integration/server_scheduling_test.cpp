@@ -15,6 +15,7 @@
 #include "http_client.h"
 #include "obs/metrics.h"
 #include "test_model.h"
+#include "test_paths.h"
 
 namespace supportd {
 namespace {
@@ -193,7 +194,7 @@ TEST_F(SchedulingServer, MetricsPassPromtoolAndCountOutcomes) {
   EXPECT_GT(busy, 0.0);
 
   const std::string file =
-      std::string(SUPPORTD_TEST_DATA_DIR) + "/metrics-" + std::to_string(getpid()) + ".txt";
+      testing::test_data_dir() + "/metrics-" + std::to_string(getpid()) + ".txt";
   std::ofstream(file) << metrics.body;
   const std::string command = "promtool check metrics < " + file + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");

@@ -12,11 +12,12 @@
 
 #include "supportd_command.h"
 #include "test_dir.h"
+#include "test_paths.h"
 
 namespace supportd::kb {
 namespace {
 
-const std::string kData = SUPPORTD_KB_TEST_DATA;
+const std::string kData = supportd::testing::source_dir() + "/tests/kb/data";
 
 using supportd::testing::CommandRun;
 

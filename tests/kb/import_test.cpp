@@ -13,12 +13,13 @@
 #include "kb/live_knowledge_base.h"
 #include "test_dir.h"
 #include "test_model.h"
+#include "test_paths.h"
 
 namespace supportd::kb {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kData = SUPPORTD_KB_TEST_DATA;
+const std::string kData = supportd::testing::source_dir() + "/tests/kb/data";
 
 std::vector<std::string> store_files() {
   return {kData + "/store-help.md", kData + "/store-faq.csv", kData + "/store-faq-zh.json"};

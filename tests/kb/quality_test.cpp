@@ -12,15 +12,16 @@
 #include "kb/import/importer.h"
 #include "kb/knowledge_base.h"
 #include "test_dir.h"
+#include "test_paths.h"
 
 namespace supportd::kb {
 namespace {
 
-const std::string kData = SUPPORTD_KB_TEST_DATA;
+const std::string kData = supportd::testing::source_dir() + "/tests/kb/data";
 
 std::string banking77() {
   const char* path = std::getenv("SUPPORTD_BANKING77");
-  return path != nullptr ? path : SUPPORTD_BANKING77;
+  return path != nullptr ? path : supportd::testing::shared_data_dir() + "/banking77/train.csv";
 }
 
 // Every intent's first 32 questions: three of every four train, the fourth is held out.

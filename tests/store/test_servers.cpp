@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "loopback_ports.h"
+#include "test_paths.h"
 
 namespace supportd::store::testing {
 namespace {
@@ -97,7 +98,7 @@ void reap(pid_t& pid, int signal) {
 
 // initdb once into the build's test data; later calls reuse it.
 fs::path postgres_template() {
-  const fs::path root = SUPPORTD_TEST_DATA_DIR;
+  const fs::path root = supportd::testing::test_data_dir();
   const fs::path done = root / "postgres-template";
   if (fs::exists(done / "PG_VERSION")) return done;
   fs::create_directories(root);

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "http_client.h"
+#include "test_paths.h"
 
 namespace supportd::testing {
 
@@ -25,11 +26,11 @@ ServeProcess::ServeProcess(const std::vector<std::string>& flags, const std::str
   fs::remove_all(directory_);
   fs::create_directories(directory_);
   data_directory_ = data_directory.empty() ? directory_ / "data" : std::move(data_directory);
-  argv_ = {SUPPORTD_BINARY, "serve",
-           "--port",        "0",
-           "--port-file",   (directory_ / "port").string(),
-           "--data-dir",    data_directory_.string(),
-           "--log-level",   log_level};
+  argv_ = {supportd_binary(), "serve",
+           "--port",          "0",
+           "--port-file",     (directory_ / "port").string(),
+           "--data-dir",      data_directory_.string(),
+           "--log-level",     log_level};
   argv_.insert(argv_.end(), flags.begin(), flags.end());
   start();
 }

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "test_paths.h"
+
 extern char** environ;
 
 namespace supportd::testing {
@@ -34,7 +36,7 @@ CommandRun run_supportd(const std::vector<std::string>& args) {
        ("supportd-command-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
           .string();
   const std::string out = base + ".out", err = base + ".err";
-  std::vector<std::string> argv = {SUPPORTD_BINARY};
+  std::vector<std::string> argv = {supportd_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> pointers;
   for (std::string& arg : argv)

@@ -8,12 +8,13 @@
 #include <stdexcept>
 
 #include "model/synth.h"
+#include "test_paths.h"
 
 namespace supportd::testing {
 
 std::string synthesized_model(const std::string& preset, const std::string& type, bool shaped,
                               std::uint64_t seed) {
-  const std::filesystem::path directory = SUPPORTD_TEST_DATA_DIR;
+  const std::filesystem::path directory = test_data_dir();
   std::filesystem::create_directories(directory);
   const std::string seeded = seed == 42 ? "" : "-seed" + std::to_string(seed);
   const std::string path =

@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_paths.h"
+
 namespace supportd::testing {
 namespace {
 
-const std::filesystem::path kProtoRoot = SUPPORTD_OTLP_PROTO_DIR;
+const std::filesystem::path kProtoRoot = shared_data_dir() + "/opentelemetry-proto";
 constexpr const char* kServiceProto = "opentelemetry/proto/collector/trace/v1/trace_service.proto";
 
 }  // namespace
