@@ -167,7 +167,8 @@ void declare_engine(OptionTable& table, ServeConfig& config) {
       engine
           .value("prefix-cache-entries", e.prefix_cache_entries, 32,
                  "Cached prompt prefixes (per-sequence layout: at most --parallel, which is also "
-                 "the default there); of them at most --parallel not yet reused")
+                 "the default there); of them at most 4 (or --parallel, if fewer) longer than what "
+                 "requests have reused of them")
           .between(0, 128);
   engine
       .value("prefix-cache-cells", e.prefix_cache_cells, 0,

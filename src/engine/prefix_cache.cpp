@@ -68,20 +68,48 @@ std::vector<int> PrefixCache::remove_entry(Entry* entry) {
     node = parent;
   }
   lru_.erase(entry->lru);
-  if (!entry->proven) --unproven_;
+  if (entry->on_probation()) --unproven_;
   free_seq_ids_.push_back(entry->seq_id);
   entries_.erase(entry->seq_id);
   return cleared;
 }
 
-void PrefixCache::mark_reused(int seq_id) {
+void PrefixCache::mark_reused(int seq_id, std::size_t length) {
   const auto it = entries_.find(seq_id);
-  if (it == entries_.end() || it->second->proven) return;
-  it->second->proven = true;
-  --unproven_;
+  if (it == entries_.end()) return;
+  Entry& entry = *it->second;
+  const bool was = entry.on_probation();
+  entry.proven =
+      std::max(entry.proven, std::min(length, static_cast<std::size_t>(entry.end->depth)));
+  if (was && !entry.on_probation()) --unproven_;
 }
 
-PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens, bool proven) {
+void PrefixCache::end_probation(Entry* entry, Insertion& result) {
+  Node* keep = entry->end;
+  while (static_cast<std::size_t>(keep->depth) > entry->proven)
+    keep = keep->parent;
+  // Nothing proven, or the proven part is another entry's too (a shared system prompt that
+  // every conversation's entry begins with): that entry keeps it.
+  if (keep == root_.get() || keep->refs > 1) {
+    auto cleared = remove_entry(entry);
+    result.evicted.insert(result.evicted.end(), cleared.begin(), cleared.end());
+    return;
+  }
+  // The nodes below `keep` are this entry's alone (refs never grow deeper down a path).
+  for (Node* node = entry->end; node != keep;) {
+    Node* parent = node->parent;
+    parent->children.erase(node->token);
+    --nodes_;
+    node = parent;
+  }
+  entry->end = keep;
+  keep->ends_here = entry;
+  keep->any = entry;
+  --unproven_;
+  result.trimmed.push_back({entry->seq_id, entry->proven});
+}
+
+PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens, std::size_t proven) {
   Insertion result;
   if (tokens.empty() || tokens.size() > max_cells_) return result;
 
@@ -96,7 +124,7 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens, bool p
   }
   if (matched == tokens.size()) {  // a cached entry already covers it
     touch(node->any);
-    if (proven) mark_reused(node->any->seq_id);
+    mark_reused(node->any->seq_id, proven);
     result.already_cached = true;
     result.seq_id = node->any->seq_id;
     return result;
@@ -106,7 +134,7 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens, bool p
   // prefix of another, so there is at most one.)
   for (Node* n = node; n != root_.get(); n = n->parent) {
     if (n->ends_here != nullptr) {
-      proven = proven || n->ends_here->proven;  // e.g. a prompt's entry, now its conversation
+      proven = std::max(proven, n->ends_here->proven);  // e.g. a prompt's, now its conversation
       auto cleared = remove_entry(n->ends_here);
       result.evicted.insert(result.evicted.end(), cleared.begin(), cleared.end());
       break;
@@ -148,8 +176,8 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens, bool p
   node->ends_here = entry.get();
   for (Node* n = node; n != root_.get(); n = n->parent)
     ++n->refs;
-  entry->proven = proven;
-  if (!proven) ++unproven_;
+  entry->proven = std::min(proven, tokens.size());
+  if (entry->on_probation()) ++unproven_;
   lru_.push_front(entry.get());
   entry->lru = lru_.begin();
   touch(entry.get());
@@ -157,16 +185,13 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens, bool p
   Entry* added = entry.get();
   entries_.emplace(entry->seq_id, std::move(entry));
 
-  // Probation: the oldest unproven entries go while there are too many (never the new one,
-  // which is at the front).
+  // Probation: the oldest entries on probation lose their tails while there are too many
+  // (never the new one, which is at the front).
   for (auto it = std::prev(lru_.end()); unproven_ > probation_entries_ && *it != added;) {
     Entry* candidate = *it;
     const bool last = it == lru_.begin();
     if (!last) --it;
-    if (!candidate->proven) {
-      auto cleared = remove_entry(candidate);
-      result.evicted.insert(result.evicted.end(), cleared.begin(), cleared.end());
-    }
+    if (candidate->on_probation()) end_probation(candidate, result);
     if (last) break;
   }
   return result;

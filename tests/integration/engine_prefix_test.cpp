@@ -1,11 +1,13 @@
 // The llama.cpp engine's prefix reuse on synthesized models, with both KV layouts where the
 // cache matters: a cached prefix gives the same tokens (also from a q8_0 cache), a burst or a
 // batch sharing one prompt computes it once, cells return to their baseline, each sequence
-// gets its share of the context, conversations nobody continues stay on probation.
+// gets its share of the context, conversations nobody continues stay on probation, and
+// conversations sharing a system prompt keep it once with only the newest tails beside it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <random>
 #include <thread>
 
@@ -242,6 +244,33 @@ TEST(Engine, ConversationsNobodyContinuesStayOnProbation) {
   Completion third_turn;
   run(*engine, greedy(conversation + "\nCustomer: thanks\nAgent:", 8), &third_turn);
   EXPECT_GE(third_turn.usage.cached_tokens, 16);  // six others came and went: it stayed
+  EXPECT_EQ(engine->sequences_holding_cells(), 0);
+}
+
+TEST(Engine, ConversationsSharingASystemPromptKeepItOnceAndOnlyTheNewestTails) {
+  // Every conversation reused the prompt, so its entry is proven that far and no further: of
+  // ten, the cache keeps the prompt once and the tails of the newest four (Loop's probation),
+  // not ten tails.
+  auto engine = make_engine(8, 32, testing::synthesized_model(), EngineOptions::KvLayout::kUnified);
+  const std::string system =
+      "You are the help desk of an online shoe store. Answer briefly and politely, and cite the "
+      "article you used. Articles: returns within 30 days; free delivery over 50 euros. ";
+  run(*engine, greedy(system + "Question: hello?", 8));  // caches the prompt
+  std::int64_t shared = std::numeric_limits<std::int64_t>::max(), longest = 0;
+  for (int i = 0; i < 10; ++i) {
+    Completion completion;
+    run(*engine, greedy(system + "Question: " + std::to_string(i) + ". " + kPrompts[i % 5], 8),
+        &completion);
+    ASSERT_GE(completion.usage.cached_tokens, 16) << i;
+    shared = std::min<std::int64_t>(shared, completion.usage.cached_tokens);
+    longest = std::max<std::int64_t>(
+        longest, completion.usage.prompt_tokens + completion.usage.completion_tokens);
+  }
+  const auto idle = testing::wait_until_idle(*engine);
+  EXPECT_LE(idle.prefix_cache_tokens, longest + 4 * (longest - shared));
+  Completion next;
+  run(*engine, greedy(system + "Question: do you ship to Spain?", 8), &next);
+  EXPECT_GE(next.usage.cached_tokens, shared);  // the prompt stayed
   EXPECT_EQ(engine->sequences_holding_cells(), 0);
 }
 

@@ -21,10 +21,13 @@ void Loop::evict_cached_prefixes(std::int64_t wanted) {
   drop_cached_prefixes(prefix_cache_.evict_cells(static_cast<std::size_t>(wanted - free_cells())));
 }
 
-void Loop::drop_cached_prefixes(const std::vector<int>& ids) {
+void Loop::drop_cached_prefixes(const std::vector<int>& ids,
+                                const std::vector<PrefixCache::Trim>& trims) {
   for (int id : ids)
     llama_memory_seq_rm(memory_, id, -1, -1);
-  if (!unified_ || ids.empty()) return;
+  for (const auto& trim : trims)
+    llama_memory_seq_rm(memory_, trim.seq_id, static_cast<llama_pos>(trim.length), -1);
+  if (!unified_ || (ids.empty() && trims.empty())) return;
   // A running sequence that shared an evicted entry's cells now holds them alone.
   for (const auto& s : running_) {
     if (s->shared > 0)
@@ -165,7 +168,7 @@ void Loop::start(std::unique_ptr<Sequence> sequence) {
     ++counters_.prefix_lookups;
     const auto match = prefix_cache_.lookup(std::span(s.tokens).first(s.tokens.size() - 1));
     if (match.length > 0 && copy_prefix(match.seq_id, s.seq_id, match.length)) {
-      if (match.length >= kProvingReuse) prefix_cache_.mark_reused(match.seq_id);
+      if (match.length >= kProvingReuse) prefix_cache_.mark_reused(match.seq_id, match.length);
       s.n_past = match.length;
       s.shared = unified_ ? match.length : 0;
       if (!s.has_first_token) s.reused = match.length;
@@ -216,9 +219,9 @@ void Loop::preempt(Sequence& s) {
 void Loop::cache_prefix(Sequence& s, std::size_t length) {
   if (length == 0) return;
   share_cached_cells(s, length);
-  const auto insertion =
-      prefix_cache_.insert(std::span(s.tokens).first(length), s.reused >= kProvingReuse);
-  drop_cached_prefixes(insertion.evicted);
+  const auto insertion = prefix_cache_.insert(std::span(s.tokens).first(length),
+                                              s.reused >= kProvingReuse ? s.reused : 0);
+  drop_cached_prefixes(insertion.evicted, insertion.trimmed);
   if (insertion.seq_id >= 0 && !insertion.already_cached) {
     if (!copy_prefix(s.seq_id, insertion.seq_id, length)) {
       // The trie now names cells that are not there: forget what it holds.
@@ -286,7 +289,7 @@ bool Loop::join_prefill(Sequence& s) {
       s.shared = 0;
       return false;
     }
-    if (best >= kProvingReuse) prefix_cache_.mark_reused(source);  // when it is a cache entry
+    if (best >= kProvingReuse) prefix_cache_.mark_reused(source, best);  // a cache entry's id
     counters_.prompt_tokens_reused += static_cast<std::int64_t>(best - s.n_past);
     ++counters_.prefill_joins;
     s.n_past = best;

@@ -43,7 +43,7 @@ Loop::Loop(const LoopSetup& setup)
       prefix_cache_(range(setup.options.parallel,
                           setup.options.parallel + setup.options.prefix_cache_entries),
                     static_cast<std::size_t>(setup.options.prefix_cache_cells),
-                    static_cast<std::size_t>(setup.options.parallel)),
+                    static_cast<std::size_t>(std::min(setup.options.parallel, kProbationEntries))),
       threadpool_(setup.threadpool),
       tuner_(setup.pool_threads),
       cost_(setup.options.step_tokens, unified_ ? kAttentionTileRows : 0) {

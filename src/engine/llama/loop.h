@@ -133,16 +133,23 @@ class Loop {
   bool join_prefill(Sequence& sequence);
   // Tokens a sequence ahead must still compute before joining it beats computing them too.
   static constexpr std::size_t kMinJoinTokens = 32;
-  // A request that reuses this many cached or shared tokens or more proves the prefix cache's
-  // entry it took them from, and the entry its own tokens become (prefix_cache.h: probation).
+  // A request that reuses this many cached or shared tokens or more proves them in the prefix
+  // cache's entry it took them from, and in the entry its own tokens become (prefix_cache.h:
+  // probation).
   static constexpr std::size_t kProvingReuse = 16;
+  // Prefix-cache entries on probation (at most --parallel). Four, not --parallel: with a
+  // 500-word system prompt shared by 16 streams (--parallel 16), 4 tails kept beside it
+  // against 16: 1.18x completions/s (three rounds, docs/performance.md), and 1, 2 or 4 alike;
+  // prompts sharing nothing at --parallel 4: 1 no better than 4.
+  static constexpr int kProbationEntries = 4;
   std::int64_t free_cells() const;
   // Evicts prefix-cache entries until `wanted` cells are free (or the cache is empty).
   void evict_cached_prefixes(std::int64_t wanted);
   // Removes the KV of the prefix-cache entries `ids` (evicted or cleared from the trie: every
-  // path that drops entries comes here) and counts the cells running sequences shared with
-  // them as their own again.
-  void drop_cached_prefixes(const std::vector<int>& ids);
+  // path that drops entries comes here) and of the tails `trims` cut from entries, and counts
+  // the cells running sequences shared with them as their own again.
+  void drop_cached_prefixes(const std::vector<int>& ids,
+                            const std::vector<PrefixCache::Trim>& trims = {});
   // Makes positions [0, end) of sequence `to` (which holds nothing) the KV of `from`'s.
   // Unified layout: the cells become shared (unified_), nothing is copied; per sequence:
   // `from`'s cells are copied into `to`'s buffer, then trimmed to [0, end). Returns false
