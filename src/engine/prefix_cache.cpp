@@ -23,13 +23,18 @@ void PrefixCache::touch(Entry* entry) {
     node->any = entry;
 }
 
-PrefixCache::Match PrefixCache::lookup(std::span<const Token> tokens) {
+PrefixCache::Node* PrefixCache::deepest(std::span<const Token> tokens) const {
   Node* node = root_.get();
   for (Token token : tokens) {
     auto it = node->children.find(token);
     if (it == node->children.end()) break;
     node = it->second.get();
   }
+  return node;
+}
+
+PrefixCache::Match PrefixCache::lookup(std::span<const Token> tokens) {
+  Node* node = deepest(tokens);
   if (node == root_.get()) return {};
   Entry* entry = node->any;
   touch(entry);
@@ -37,17 +42,12 @@ PrefixCache::Match PrefixCache::lookup(std::span<const Token> tokens) {
 }
 
 std::size_t PrefixCache::cached_length(std::span<const Token> tokens) const {
-  const Node* node = root_.get();
-  for (Token token : tokens) {
-    auto it = node->children.find(token);
-    if (it == node->children.end()) break;
-    node = it->second.get();
-  }
-  return static_cast<std::size_t>(node->depth);
+  return static_cast<std::size_t>(deepest(tokens)->depth);
 }
 
 std::vector<int> PrefixCache::remove_entry(Entry* entry) {
   std::vector<int> cleared{entry->seq_id};
+  if (entry->on_probation()) --unproven_;  // before the walk frees the nodes it reads
   Node* node = entry->end;
   node->ends_here = nullptr;
   // Walk up: drop nodes no entry uses any more, re-point `any` on the ones that stay.
@@ -68,7 +68,6 @@ std::vector<int> PrefixCache::remove_entry(Entry* entry) {
     node = parent;
   }
   lru_.erase(entry->lru);
-  if (entry->on_probation()) --unproven_;
   free_seq_ids_.push_back(entry->seq_id);
   entries_.erase(entry->seq_id);
   return cleared;
@@ -114,14 +113,8 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens, std::s
   if (tokens.empty() || tokens.size() > max_cells_) return result;
 
   // How much of `tokens` is already in the trie.
-  Node* node = root_.get();
-  std::size_t matched = 0;
-  while (matched < tokens.size()) {
-    auto it = node->children.find(tokens[matched]);
-    if (it == node->children.end()) break;
-    node = it->second.get();
-    ++matched;
-  }
+  Node* node = deepest(tokens);
+  std::size_t matched = static_cast<std::size_t>(node->depth);
   if (matched == tokens.size()) {  // a cached entry already covers it
     touch(node->any);
     mark_reused(node->any->seq_id, proven);
@@ -144,14 +137,8 @@ PrefixCache::Insertion PrefixCache::insert(std::span<const Token> tokens, std::s
   // Make room for the new tail and find a free sequence id. Evictions may drop nodes of the
   // matched path, so walk it again after each one.
   for (;;) {
-    node = root_.get();
-    matched = 0;
-    while (matched < tokens.size()) {
-      auto it = node->children.find(tokens[matched]);
-      if (it == node->children.end()) break;
-      node = it->second.get();
-      ++matched;
-    }
+    node = deepest(tokens);
+    matched = static_cast<std::size_t>(node->depth);
     if (nodes_ + (tokens.size() - matched) <= max_cells_ && !free_seq_ids_.empty()) break;
     if (lru_.empty()) return result;
     auto cleared = remove_entry(lru_.back());

@@ -101,6 +101,8 @@ class PrefixCache {
     Entry* any = nullptr;  // some entry whose path passes through this node
   };
 
+  // The node of the longest prefix of `tokens` in the trie (the root when none).
+  Node* deepest(std::span<const Token> tokens) const;
   void touch(Entry* entry);
   std::vector<int> remove_entry(Entry* entry);
   // Ends `entry`'s probation: cut to its proof, or removed (into `result`).
