@@ -1,16 +1,14 @@
 // `supportd drill latency-spike` end to end at a short scale: a `supportd serve` process (the
 // synthesized tiny model, the anomaly watch reading every 100 ms over 3 s latency windows,
-// every request kept as a trace) with an admin key and --faults. The windows fill within the
-// detectors' learning (64 readings), so the load's start is learnt, not alerted on. With 60 s
-// windows the start (slow in a sanitizer build on a busy machine) was still in them at the
-// injection (stop 43's CI: no alert in 30 s); with 10 s windows it raised alerts that were
-// still active at the injection, and an active alert cannot be raised again (a full run:
-// every latency alert active after 60 s). The load settles past the windows; the delay aims
-// at 4 times the baseline p99 (a loaded machine's p99 is noisy); the drill sizes its
-// delay from the baseline it measures (a loaded machine changes the times, not what is proved); its
-// JSON report has every step, in order, each passed, with the three times; afterwards no fault is
-// armed and no class shed. A wrong admin key stops the drill at its preflight, before anything is
-// injected.
+// every request kept as a trace) with an admin key and --faults. The drill sizes its delay
+// from the baseline it measures, aiming at 4 times its p99 (a loaded machine's p99 is noisy;
+// the load changes the times, not what is proved). Its JSON report has every step, in order,
+// each passed, with the three times; afterwards no fault is armed and no class shed. A wrong
+// admin key stops the drill at its preflight, before anything is injected.
+// Why 3 s windows: they fill within the detectors' learning (64 readings), so the load's start
+// is learnt, not alerted on. With 60 s windows the start (slow in a sanitizer build on a busy
+// machine) was still in them at the injection (no alert in 30 s); with 10 s windows it raised
+// alerts still active at the injection, and an active alert cannot be raised again.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
