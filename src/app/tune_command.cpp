@@ -1,6 +1,7 @@
 // `supportd tune`: searches serve's settings for the most goodput under an SLO. Every candidate
 // (a combination of the values given with --search) runs as a real `supportd serve` on loopback,
-// loaded with the workload given as bench flags after `--`; successive halving on short trials,
+// loaded with the workload given as bench flags after `--` (a combination of serve's own
+// defaults is the defaults, run once as such); successive halving on short trials,
 // then the best few confirmed against the defaults (src/tune/search.h). Prints the table and the
 // verdict, and writes serve's TOML config: the recommendation when one beat the defaults beyond
 // the noise (src/tune/confirmation.h), else the defaults, saying so.
@@ -92,6 +93,24 @@ Result<std::string> serve_key(const std::string& name, const std::string& shown)
                         "' is not an option of supportd serve (see supportd serve --help)");
 }
 
+// serve's default for option `name` as its --help shows it ("16"); empty when it shows none.
+std::string serve_default(const std::string& name) {
+  ServeTable table;
+  const CLI::Option* option = table.command.get_option_no_throw("--" + name);
+  return option != nullptr ? option->get_default_str() : std::string();
+}
+
+// Whether `value` is the default `fallback`: the same text, or the same number ("16", "16.0").
+bool same_value(const std::string& value, const std::string& fallback) {
+  if (value == fallback) return true;
+  if (value.empty() || fallback.empty()) return false;
+  char* value_end = nullptr;
+  char* fallback_end = nullptr;
+  const double a = std::strtod(value.c_str(), &value_end);
+  const double b = std::strtod(fallback.c_str(), &fallback_end);
+  return *value_end == '\0' && *fallback_end == '\0' && a == b;
+}
+
 // serve's own verdict on `args`, as it would give it at start.
 Status check_serve_args(const std::vector<std::string>& args, const std::string& shown) {
   ServeTable table;
@@ -118,6 +137,7 @@ Result<double> parse_budget(const std::string& text) {
 struct Plan {
   std::vector<std::string> base_args;  // --model, --log-level, the fixed settings
   std::vector<tune::Candidate> candidates;
+  std::string defaults_named;  // the label of a combination that is serve's defaults, if any
   bench::BenchOptions workload;
   tune::SearchOptions search;
   tune::TuneContext context;
@@ -209,10 +229,24 @@ Result<Plan> make_plan(const TuneFlags& f, const CLI::App& command) {
     if (!setting) return setting.error();
     auto key = serve_key(setting->first, "--search " + text);
     if (!key) return key.error();
+    const bool fixed =
+        std::any_of(plan.context.fixed.begin(), plan.context.fixed.end(),
+                    [&](const tune::Setting& s) { return s.name == setting->first; });
+    if (fixed) {
+      return Error::invalid("--search " + text + ": --" + setting->first +
+                            " is also given with --fixed; an option is either fixed or searched");
+    }
+    if (std::any_of(dimensions.begin(), dimensions.end(),
+                    [&](const tune::Dimension& d) { return d.name == setting->first; })) {
+      return Error::invalid("--search " + text + ": --" + setting->first +
+                            " is searched twice; give its values in one --search");
+    }
     tune::Dimension d{setting->first, *key, {}};
     for (const auto& part : std::views::split(setting->second, ',')) {
       std::string value(part.begin(), part.end());
       if (value.empty()) return Error::invalid("--search " + text + ": an empty value");
+      if (std::find(d.values.begin(), d.values.end(), value) != d.values.end())
+        return Error::invalid("--search " + text + ": " + value + " is given twice");
       std::vector<std::string> args = plan.base_args;
       args.insert(args.end(), {"--" + d.name, value});
       if (auto status = check_serve_args(args, "--search " + d.name + "=" + value); !status)
@@ -224,6 +258,22 @@ Result<Plan> make_plan(const TuneFlags& f, const CLI::App& command) {
   auto candidates = tune::combinations(dimensions, f.max_candidates);
   if (!candidates) return candidates.error();
   plan.candidates = std::move(*candidates);
+  // A combination whose every value is serve's default is the defaults under another name: it
+  // runs once, as "defaults" (a copy would spend a trial per round and read as a rival).
+  const auto is_defaults = [](const tune::Candidate& c) {
+    return !c.defaults() && std::all_of(c.settings.begin(), c.settings.end(), [](const auto& s) {
+      return same_value(s.value, serve_default(s.name));
+    });
+  };
+  const auto copy = std::find_if(plan.candidates.begin(), plan.candidates.end(), is_defaults);
+  if (copy != plan.candidates.end()) {
+    plan.defaults_named = copy->label();
+    plan.candidates.erase(copy);
+  }
+  if (plan.candidates.size() < 2) {
+    return Error::invalid("--search: " + plan.defaults_named +
+                          " is serve's defaults, so nothing else is left to try");
+  }
 
   auto workload = workload_options(f, plan.context.slo);
   if (!workload) return workload.error();
@@ -287,6 +337,10 @@ int run(const TuneFlags& f, const CLI::App& command) {
   const int planned = tune::planned_trials(plan.candidates.size(), plan.search);
   fmt::print(stderr, "tuning: {} candidates (and the defaults), about {} trials, budget {}\n",
              plan.candidates.size() - 1, planned, f.budget);
+  if (!plan.defaults_named.empty()) {
+    fmt::print(stderr, "note: {} is serve's defaults: it runs as \"defaults\", once per round\n",
+               plan.defaults_named);
+  }
   const tune::NoiseRule rule{
       plan.search.min_gain, tune::NoiseRule{}.false_alarm,
       static_cast<int>(std::min(plan.search.confirm, plan.candidates.size() - 1))};
@@ -351,7 +405,8 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       "--url, --duration and --requests itself.\n"
       "Each trial starts `supportd serve --model FILE` with the candidate's settings on "
       "127.0.0.1 (a free port) and stops it after; every candidate runs --trial-seconds, the "
-      "better half twice as long, and so on until the --confirm-best (and one more) remain; "
+      "better half twice as long, and so on until the --confirm-best (and one more) remain (a "
+      "combination of serve's own defaults runs as the defaults); "
       "then those and the defaults run --repeats rounds, interleaved. One is recommended (and "
       "written to --out as serve's TOML) only when its worst run beats the defaults' best by "
       "--min-gain, over enough rounds that noise alone passes at most 5% of the time (3 rounds "

@@ -1,5 +1,6 @@
 // `supportd tune` through the built binary: a real search on a synthesized model (the defaults
-// and two settings of --parallel, short trials, one confirmation round), its table, JSON and
+// and two settings of --parallel, short trials, one confirmation round; a third setting, serve's
+// default 16, runs only as the defaults), its table, JSON and
 // verdict; one round cannot tell a gain from the noise, so whichever setting was faster nothing
 // is recommended and the TOML holds the defaults (the --fixed settings) claiming no gain; bad
 // input refused with exit code 2 before any server starts; --help. Bounded in time by the
@@ -44,7 +45,7 @@ TEST_F(TuneCli, SearchesReportsAndNeverRecommendsOnOneRound) {
   const Command c = tune({"--model",
                           model_,
                           "--search",
-                          "parallel=1,2",
+                          "parallel=1,16,2",
                           "--fixed",
                           "threads=1",
                           "--trial-seconds",
@@ -74,6 +75,9 @@ TEST_F(TuneCli, SearchesReportsAndNeverRecommendsOnOneRound) {
   for (const char* line : {"defaults", "parallel=1", "parallel=2", "confirmation", "round 1"})
     EXPECT_NE(c.out.find(line), std::string::npos) << line << "\n" << c.out;
   EXPECT_NE(c.err.find("[1/"), std::string::npos) << c.err;  // progress, trial by trial
+  // serve's default --parallel runs once per round, as the defaults, not as a rival of theirs.
+  EXPECT_NE(c.err.find("note: parallel=16 is serve's defaults"), std::string::npos) << c.err;
+  EXPECT_EQ(c.out.find("parallel=16"), std::string::npos) << c.out;
 
   const json::object o = json::parse(read(json_)).as_object();
   const json::array& candidates = o.at("candidates").as_array();
@@ -113,6 +117,13 @@ TEST_F(TuneCli, BadInputExitsTwoBeforeAnyServerStarts) {
       {with({"--model", model_, "--search", "parallel=0,2"}, load), "--parallel"},
       {with({"--model", model_, "--search", "parallel"}, load), "expected NAME=VALUE"},
       {with({"--model", model_, "--search", "parallel=2,,4"}, load), "an empty value"},
+      {with({"--model", model_, "--search", "parallel=2,4,2"}, load), "2 is given twice"},
+      {with({"--model", model_, "--search", "parallel=16"}, load),
+       "parallel=16 is serve's defaults, so nothing else is left to try"},
+      {with({"--model", model_, "--search", "parallel=2", "--search", "parallel=4"}, load),
+       "--parallel is searched twice"},
+      {with({"--model", model_, "--search", "parallel=2,4", "--fixed", "parallel=8"}, load),
+       "--parallel is also given with --fixed"},
       {with({"--model", model_, "--search", "port=1,2"}, load), "tune sets --port itself"},
       {with({"--model", model_, "--search", "kv-layout=diagonal"}, load), "--kv-layout"},
       {with({"--model", model_, "--search", "parallel=2", "--fixed", "threads=-3"}, load),
