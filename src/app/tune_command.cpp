@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <ranges>
 
@@ -83,21 +84,22 @@ Result<std::pair<std::string, std::string>> name_and_value(const std::string& te
   return std::pair{name, text.substr(equals + 1)};
 }
 
-// The config key of serve's option `name`.
-Result<std::string> serve_key(const std::string& name, const std::string& shown) {
+// What tune needs of one of serve's options.
+struct ServeOption {
+  std::string key;       // in serve's config file ("engine.parallel")
+  std::string fallback;  // its default as --help shows it ("16"); empty when it shows none
+};
+
+// serve's option `name`.
+Result<ServeOption> serve_option(const std::string& name, const std::string& shown) {
   ServeTable table;
   for (const DeclaredOption* option : table.options.table().options()) {
-    if (option->name() == name) return option->key();
+    if (option->name() != name) continue;
+    const CLI::Option* flag = table.command.get_option_no_throw(option->flag());
+    return ServeOption{option->key(), flag != nullptr ? flag->get_default_str() : std::string()};
   }
   return Error::invalid(shown + ": '" + name +
                         "' is not an option of supportd serve (see supportd serve --help)");
-}
-
-// serve's default for option `name` as its --help shows it ("16"); empty when it shows none.
-std::string serve_default(const std::string& name) {
-  ServeTable table;
-  const CLI::Option* option = table.command.get_option_no_throw("--" + name);
-  return option != nullptr ? option->get_default_str() : std::string();
 }
 
 // Whether `value` is the default `fallback`: the same text, or the same number ("16", "16.0").
@@ -214,9 +216,9 @@ Result<Plan> make_plan(const TuneFlags& f, const CLI::App& command) {
   for (const std::string& text : f.fixed) {
     auto setting = name_and_value(text, "--fixed");
     if (!setting) return setting.error();
-    auto key = serve_key(setting->first, "--fixed " + text);
-    if (!key) return key.error();
-    plan.context.fixed.push_back({setting->first, *key, setting->second});
+    auto option = serve_option(setting->first, "--fixed " + text);
+    if (!option) return option.error();
+    plan.context.fixed.push_back({setting->first, option->key, setting->second});
     plan.base_args.push_back("--" + setting->first);
     plan.base_args.push_back(setting->second);
   }
@@ -224,11 +226,12 @@ Result<Plan> make_plan(const TuneFlags& f, const CLI::App& command) {
     return status.error();
 
   std::vector<tune::Dimension> dimensions;
+  std::map<std::string, std::string> fallback_of;  // each searched option's default
   for (const std::string& text : f.search) {
     auto setting = name_and_value(text, "--search");
     if (!setting) return setting.error();
-    auto key = serve_key(setting->first, "--search " + text);
-    if (!key) return key.error();
+    auto option = serve_option(setting->first, "--search " + text);
+    if (!option) return option.error();
     const bool fixed =
         std::any_of(plan.context.fixed.begin(), plan.context.fixed.end(),
                     [&](const tune::Setting& s) { return s.name == setting->first; });
@@ -241,7 +244,8 @@ Result<Plan> make_plan(const TuneFlags& f, const CLI::App& command) {
       return Error::invalid("--search " + text + ": --" + setting->first +
                             " is searched twice; give its values in one --search");
     }
-    tune::Dimension d{setting->first, *key, {}};
+    fallback_of[setting->first] = option->fallback;
+    tune::Dimension d{setting->first, option->key, {}};
     for (const auto& part : std::views::split(setting->second, ',')) {
       std::string value(part.begin(), part.end());
       if (value.empty()) return Error::invalid("--search " + text + ": an empty value");
@@ -260,10 +264,11 @@ Result<Plan> make_plan(const TuneFlags& f, const CLI::App& command) {
   plan.candidates = std::move(*candidates);
   // A combination whose every value is serve's default is the defaults under another name: it
   // runs once, as "defaults" (a copy would spend a trial per round and read as a rival).
-  const auto is_defaults = [](const tune::Candidate& c) {
-    return !c.defaults() && std::all_of(c.settings.begin(), c.settings.end(), [](const auto& s) {
-      return same_value(s.value, serve_default(s.name));
-    });
+  const auto is_defaults = [&fallback_of](const tune::Candidate& c) {
+    return !c.defaults() &&
+           std::all_of(c.settings.begin(), c.settings.end(), [&fallback_of](const auto& s) {
+             return same_value(s.value, fallback_of.at(s.name));
+           });
   };
   const auto copy = std::find_if(plan.candidates.begin(), plan.candidates.end(), is_defaults);
   if (copy != plan.candidates.end()) {
