@@ -298,8 +298,14 @@ void OtlpExporter::send(Batch& batch, Clock::time_point deadline) {
     }
     {
       std::unique_lock lock(mutex_);
-      // A shutdown does not cut the wait short: the batch's deadline already bounds it.
+      // A shutdown cuts the wait short at its bound, and the batch is given up then: retried
+      // at once instead, a dead collector was called in a loop until the batch's own timeout.
       wake_up_.wait_until(lock, retry_at, [&] { return stopping_ && Clock::now() >= stop_by_; });
+      if (stopping_ && Clock::now() >= stop_by_) {
+        lock.unlock();
+        count_dropped(spans, DropReason::kShutdown);
+        return;
+      }
     }
     ++retries_;
     if (retry_counter_ != nullptr) retry_counter_->increment();

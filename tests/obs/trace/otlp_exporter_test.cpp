@@ -206,6 +206,27 @@ TEST(OtlpExporter, ADeadEndpointBlocksNobodyAndCountsWhatItDrops) {
       << metrics;
 }
 
+TEST(OtlpExporter, AShutdownDuringRetriesGivesTheBatchUpAtItsBound) {
+  // A batch already retrying when the shutdown came: its timeout (1 minute) is far beyond the
+  // shutdown's bound. Past the bound it is dropped, not retried in a loop until its timeout.
+  auto options = to(dead_endpoint());
+  options.delay = 1ms;
+  options.timeout = 1min;
+  options.first_backoff = 50ms;
+  options.max_backoff = 50ms;
+  auto e = exporter(options);
+  ASSERT_TRUE(e->enqueue(one_trace(3)));
+  while (e->retries() == 0)  // the batch left and failed once: it is in its retry loop
+    std::this_thread::sleep_for(5ms);
+  const auto started = std::chrono::steady_clock::now();
+  e->shutdown(200ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 30s);  // not the batch's minute
+  EXPECT_EQ(e->dropped_spans(), 3);
+  // About one retry per 50 ms backoff while the shutdown's bound ran, not one per refused
+  // connection (thousands).
+  EXPECT_LT(e->retries(), 40);
+}
+
 TEST(OtlpExporter, ShutdownFlushesWhatIsQueued) {
   testing::TestCollector collector;
   auto options = to(collector.url());
