@@ -63,6 +63,7 @@ class TracedRequest final : public http::RequestWatch {
   }
 
   void handled(http::Response& response) override {
+    response.headers.reserve(response.headers.size() + 2);
     response.headers.emplace_back("traceparent", trace_->traceparent());
     response.headers.emplace_back("X-Request-Id", trace_->request_id());
     scope_.reset();
@@ -71,7 +72,7 @@ class TracedRequest final : public http::RequestWatch {
   void ended(const http::Exchange& exchange) override {
     ended_ = true;
     scope_.reset();
-    const std::string route = trace_->route();  // "POST /v1/answer" once a route matched
+    const auto [route, tenant] = trace_->labels();  // route: "POST /v1/answer" once matched
     if (!route.empty()) root_.name = route;
     root_.attributes.reserve(kRootAttributes);
     root_.set("http.request.method", request_.method);
@@ -86,8 +87,7 @@ class TracedRequest final : public http::RequestWatch {
     if (exchange.status != 0) root_.set("http.response.status_code", exchange.status);
     if (exchange.body_bytes > 0)
       root_.set("http.response.body.size", static_cast<std::int64_t>(exchange.body_bytes));
-    if (const std::string tenant = trace_->tenant(); !tenant.empty())
-      root_.set("supportd.tenant", tenant);
+    if (!tenant.empty()) root_.set("supportd.tenant", tenant);
     // A request id of its own is the span's id: said once, by the span.
     if (trace_->has_given_request_id()) root_.set("supportd.request_id", trace_->request_id());
     root_.end_ns = trace_->now_ns();

@@ -71,6 +71,11 @@ std::string RequestTrace::tenant() const {
   return tenant_;
 }
 
+RequestTrace::Labels RequestTrace::labels() const {
+  std::lock_guard lock(mutex_);
+  return {route_, tenant_};
+}
+
 SpanRecord RequestTrace::begin_span(std::string name, SpanId parent, SpanKind kind,
                                     std::chrono::steady_clock::time_point at) const {
   SpanRecord span;
@@ -117,6 +122,14 @@ void RequestTrace::end_part_elsewhere() {
 }
 
 std::vector<SpanRecord> RequestTrace::take_spans() {
+  std::vector<std::function<void(RequestTrace&)>> hooks;
+  {
+    std::lock_guard lock(mutex_);
+    if (end_hooks_.empty()) return std::move(spans_);
+    hooks.swap(end_hooks_);
+  }
+  for (auto& hook : hooks)  // they add spans: taken after them
+    hook(*this);
   std::lock_guard lock(mutex_);
   return std::move(spans_);
 }
@@ -124,16 +137,6 @@ std::vector<SpanRecord> RequestTrace::take_spans() {
 std::size_t RequestTrace::dropped_spans() const {
   std::lock_guard lock(mutex_);
   return dropped_;
-}
-
-void RequestTrace::run_end_hooks() {
-  std::vector<std::function<void(RequestTrace&)>> hooks;
-  {
-    std::lock_guard lock(mutex_);
-    hooks.swap(end_hooks_);
-  }
-  for (auto& hook : hooks)
-    hook(*this);
 }
 
 }  // namespace supportd::obs::trace

@@ -56,6 +56,12 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   std::string route() const;
   void set_tenant(std::string tenant);
   std::string tenant() const;
+  // Both at once (one lock): what the request's SERVER span is named and tagged with.
+  struct Labels {
+    std::string route;
+    std::string tenant;
+  };
+  Labels labels() const;
 
   // --- spans ---
   // A span starting now (or at `at`), child of `parent` (the root span when empty), with a
@@ -100,9 +106,9 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   std::int64_t now_ns() const { return unix_ns(std::chrono::steady_clock::now()); }
 
   // --- for the tracer, at the end ---
+  // Runs the end hooks (at_end), then takes the spans: one lock when no hook was set.
   std::vector<SpanRecord> take_spans();
   std::size_t dropped_spans() const;
-  void run_end_hooks();
 
  private:
   Tracer* const tracer_;

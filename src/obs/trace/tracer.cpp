@@ -74,8 +74,7 @@ std::shared_ptr<RequestTrace> Tracer::start_following(const SpanContext& from) {
 }
 
 void Tracer::finish(std::shared_ptr<RequestTrace> trace) {
-  trace->run_end_hooks();
-  std::vector<SpanRecord> spans = trace->take_spans();
+  std::vector<SpanRecord> spans = trace->take_spans();  // the end hooks' spans included
   const auto root = std::find_if(spans.begin(), spans.end(), [&](const SpanRecord& span) {
     return span.span_id == trace->root_id();
   });
