@@ -36,7 +36,7 @@ std::string_view client_address(std::string_view remote) {
 class TracedRequest final : public http::RequestWatch {
  public:
   TracedRequest(trace::Tracer& tracer, const http::Request& request, const std::string& scheme)
-      : request_(request), scheme_(scheme) {
+      : tracer_(tracer), request_(request), scheme_(scheme) {
     // Two traceparent headers are as good as none (W3C: restart the trace).
     std::string_view parent;
     int parents = 0;
@@ -72,6 +72,28 @@ class TracedRequest final : public http::RequestWatch {
   void ended(const http::Exchange& exchange) override {
     ended_ = true;
     scope_.reset();
+    root_.end_ns = trace_->now_ns();
+    // HTTP conventions: error.type for every 4xx and 5xx, the error status for a 5xx only (a
+    // 4xx is the caller's fault, not the server's). Either is kept as a failed request, so a
+    // refusal (429, 503, a 400) is in the ring an operator looks at.
+    if (exchange.status >= 400) trace_->mark_failed();
+    if (exchange.streamed && exchange.first_byte != std::chrono::steady_clock::time_point{}) {
+      // A stream's latency is how long its first byte took; the rest is its length.
+      trace_->set_latency_ms(
+          static_cast<double>(trace_->unix_ns(exchange.first_byte) - root_.start_ns) / 1e6);
+    }
+    const double latency_ms =
+        trace_->latency_ms() >= 0 ? trace_->latency_ms() : root_.duration_ms();
+    // A span nobody will read (its trace dropped, or refused by a full export queue) is ended
+    // without its attributes: most of what a dropped request's tracing would cost.
+    if (!tracer_.discards(*trace_, latency_ms)) describe(exchange);
+    trace_->add(std::move(root_));
+    trace_->end_part();
+  }
+
+ private:
+  // The SERVER span's name, attributes, events and status.
+  void describe(const http::Exchange& exchange) {
     const auto [route, tenant] = trace_->labels();  // route: "POST /v1/answer" once matched
     if (!route.empty()) root_.name = route;
     root_.attributes.reserve(kRootAttributes);
@@ -90,29 +112,15 @@ class TracedRequest final : public http::RequestWatch {
     if (!tenant.empty()) root_.set("supportd.tenant", tenant);
     // A request id of its own is the span's id: said once, by the span.
     if (trace_->has_given_request_id()) root_.set("supportd.request_id", trace_->request_id());
-    root_.end_ns = trace_->now_ns();
-    if (!exchange.written) {
-      root_.events.push_back({root_.end_ns, "client went away", {}});
-    }
-    // HTTP conventions: error.type for every 4xx and 5xx, the error status for a 5xx only (a
-    // 4xx is the caller's fault, not the server's). Either is kept as a failed request, so a
-    // refusal (429, 503, a 400) is in the ring an operator looks at.
+    if (!exchange.written) root_.events.push_back({root_.end_ns, "client went away", {}});
     if (exchange.status >= 500) {
       root_.fail(std::to_string(exchange.status), "");
     } else if (exchange.status >= 400) {
       root_.set("error.type", std::to_string(exchange.status));
     }
-    if (exchange.status >= 400) trace_->mark_failed();
-    if (exchange.streamed && exchange.first_byte != std::chrono::steady_clock::time_point{}) {
-      // A stream's latency is how long its first byte took; the rest is its length.
-      trace_->set_latency_ms(
-          static_cast<double>(trace_->unix_ns(exchange.first_byte) - root_.start_ns) / 1e6);
-    }
-    trace_->add(std::move(root_));
-    trace_->end_part();
   }
 
- private:
+  trace::Tracer& tracer_;
   const http::Request& request_;
   const std::string scheme_;  // url.scheme: "http" or "https"
   std::shared_ptr<trace::RequestTrace> trace_;

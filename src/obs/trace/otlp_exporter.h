@@ -66,6 +66,14 @@ class OtlpExporter {
   // nothing is exported, or the exporter stopped. Never blocks on the network; the lock it
   // takes is the calling thread's own.
   bool enqueue(const ExportedTrace& trace);
+  // Whether the queue has no room for `spans` more now (a hint: enqueue() decides).
+  bool full(std::size_t spans) const {
+    return client_ != nullptr &&
+           queued_spans_.load(std::memory_order_relaxed) + spans > options_->max_queue_spans;
+  }
+  // Counts `spans` refused for a full queue without offering them (the tracer decided so
+  // before building them whole: Tracer::discards).
+  void refuse(std::size_t spans) { count_dropped(spans, DropReason::kQueueFull); }
   // Runs `on_wake` on the thread soon.
   void wake();
   // Sends what is queued (and what `on_wake` adds meanwhile) within `bound`, then stops the

@@ -98,6 +98,7 @@ SpanRecord RequestTrace::begin_root(std::string name, SpanKind kind) const {
 }
 
 void RequestTrace::add(SpanRecord span) {
+  if (span.status == StatusCode::kError) failed_.store(true, std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
   if (spans_.size() >= kMaxSpans) {
     ++dropped_;
@@ -109,6 +110,7 @@ void RequestTrace::add(SpanRecord span) {
 void RequestTrace::at_end(std::function<void(RequestTrace&)> hook) {
   std::lock_guard lock(mutex_);
   end_hooks_.push_back(std::move(hook));
+  has_end_hooks_.store(true, std::memory_order_release);
 }
 
 void RequestTrace::end_part() {

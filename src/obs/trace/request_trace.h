@@ -74,10 +74,12 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
                         std::chrono::steady_clock::time_point at) const;
   // The root span, starting when the trace did: id root_id(), parent the caller's span.
   SpanRecord begin_root(std::string name, SpanKind kind) const;
-  // Adds a finished span; beyond kMaxSpans it is dropped and counted.
+  // Adds a finished span; beyond kMaxSpans it is dropped and counted. A span with the error
+  // status marks the request failed.
   void add(SpanRecord span);
   // Marks the request failed (kept whatever the sampler said), without a span to say so.
   void mark_failed() { failed_.store(true, std::memory_order_relaxed); }
+  // Failed by mark_failed() or by a span added with the error status.
   bool failed() const { return failed_.load(std::memory_order_relaxed); }
   // The latency the slow rule compares: time to the first byte of a streamed answer, or the
   // whole request otherwise. Unset (negative): the root span's duration.
@@ -93,6 +95,12 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   void open_part() { parts_.fetch_add(1, std::memory_order_relaxed); }
   // Ends a part; the last one finishes the trace here (Tracer::finish).
   void end_part();
+  // Whether the caller holds the only open part and no end hook is set: then ending it is the
+  // trace's end, and the spans added so far are all it will have.
+  bool ends_with_this_part() const {
+    return parts_.load(std::memory_order_acquire) == 1 &&
+           !has_end_hooks_.load(std::memory_order_acquire);
+  }
   // The same from a thread that must not do the finishing work (the engine's): the last part
   // hands the trace to the tracer's own thread.
   void end_part_elsewhere();
@@ -109,6 +117,10 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   // Runs the end hooks (at_end), then takes the spans: one lock when no hook was set.
   std::vector<SpanRecord> take_spans();
   std::size_t dropped_spans() const;
+  // The exporter's queue was full when the tracer decided (Tracer::discards): the spans are
+  // counted as refused at the end, not offered to it.
+  void refuse_export() { export_refused_.store(true, std::memory_order_relaxed); }
+  bool export_refused() const { return export_refused_.load(std::memory_order_relaxed); }
 
  private:
   Tracer* const tracer_;
@@ -123,6 +135,8 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   std::atomic<int> parts_{1};
   std::atomic<bool> failed_{false};
   std::atomic<double> latency_ms_{-1};
+  std::atomic<bool> has_end_hooks_{false};
+  std::atomic<bool> export_refused_{false};
 
   mutable std::mutex mutex_;
   std::string route_;                                          // guarded by mutex_

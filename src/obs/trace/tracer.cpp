@@ -73,6 +73,18 @@ std::shared_ptr<RequestTrace> Tracer::start_following(const SpanContext& from) {
                                         from.sampled());
 }
 
+bool Tracer::discards(RequestTrace& trace, double latency_ms) {
+  if (!trace.ends_with_this_part()) return false;
+  const KeepReason reason =
+      decide_keep(trace.sampled(), trace.failed(), latency_ms, options_.slow_ms);
+  if (reason == KeepReason::kDropped) return true;
+  if (reason != KeepReason::kSampled) return false;  // the ring shows it whole
+  if (!exporter_->exporting()) return true;
+  if (!exporter_->full(1)) return false;
+  trace.refuse_export();
+  return true;
+}
+
 void Tracer::finish(std::shared_ptr<RequestTrace> trace) {
   std::vector<SpanRecord> spans = trace->take_spans();  // the end hooks' spans included
   const auto root = std::find_if(spans.begin(), spans.end(), [&](const SpanRecord& span) {
@@ -101,7 +113,11 @@ void Tracer::finish(std::shared_ptr<RequestTrace> trace) {
       trace->trace_id(),          trace->root_id(),
       trace->has_remote_parent(), static_cast<std::uint8_t>(trace->sampled() ? kSampledFlag : 0),
       trace->tracestate(),        std::move(spans)};
-  if (exporter_->exporting()) exporter_->enqueue(exported);
+  if (trace->export_refused()) {
+    exporter_->refuse(exported.spans.size());
+  } else if (exporter_->exporting()) {
+    exporter_->enqueue(exported);
+  }
   if (reason != KeepReason::kError && reason != KeepReason::kSlow) return;
   auto kept = std::make_shared<KeptTrace>();
   kept->trace_id = trace->trace_id();

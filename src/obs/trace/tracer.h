@@ -47,6 +47,13 @@ class Tracer {
   // socket's messages are all sampled or none.
   std::shared_ptr<RequestTrace> start_following(const SpanContext& from);
 
+  // Whether nothing of `trace` will be read if it ends now with `latency_ms` (the slow rule's
+  // latency): dropped by the decision, or sampled only to be refused by the exporter (a full
+  // queue: the trace is then marked refused, so that it is counted and not offered) or to go
+  // nowhere (no exporter). A failed or slow one is kept whole; false as well when the caller's
+  // part is not the trace's last (ends_with_this_part). For the request's owner, before it
+  // builds its span's attributes: a dropped request's are never built.
+  bool discards(RequestTrace& trace, double latency_ms);
   // The request ended (its last part): the keep decision, the ring, the slow-request line,
   // the exporter. Called by RequestTrace::end_part.
   void finish(std::shared_ptr<RequestTrace> trace);

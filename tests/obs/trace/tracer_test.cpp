@@ -6,6 +6,7 @@
 
 #include <thread>
 
+#include "core/http_url.h"
 #include "obs/trace/current.h"
 #include "obs/trace/slow_log.h"
 
@@ -166,6 +167,49 @@ TEST(Tracer, RunsEndHooksBeforeDecidingAndCanFinishOnItsOwnThread) {
   ASSERT_NE(kept, nullptr);
   EXPECT_EQ(kept->error_type, "deadline_exceeded");
   EXPECT_NE(hook_thread, std::this_thread::get_id());
+}
+
+TEST(Tracer, DiscardsOnlyWhatNobodyWillReadAndCountsARefusal) {
+  Tracer unsampled(options(0, 100), nullptr);
+  auto fast = unsampled.start("", "");
+  EXPECT_TRUE(unsampled.discards(*fast, 5));     // dropped: its attributes are never built
+  EXPECT_FALSE(unsampled.discards(*fast, 250));  // slow: kept whole
+  fast->mark_failed();
+  EXPECT_FALSE(unsampled.discards(*fast, 5));  // failed: kept whole
+  auto failing_span = unsampled.start("", "");
+  SpanRecord stage = failing_span->begin_span("retrieval");
+  stage.fail("timeout", "too slow");
+  failing_span->add(std::move(stage));  // an error span fails the request too
+  EXPECT_FALSE(unsampled.discards(*failing_span, 5));
+  auto outlived = unsampled.start("", "");
+  outlived->open_part();  // a generation still running may fail it yet
+  EXPECT_FALSE(unsampled.discards(*outlived, 5));
+  auto hooked = unsampled.start("", "");
+  hooked->at_end([](RequestTrace&) {});  // a hook may add an error span at the end
+  EXPECT_FALSE(hooked->ends_with_this_part());
+  EXPECT_FALSE(unsampled.discards(*hooked, 5));
+
+  Tracer nowhere(options(1, 0), nullptr);  // sampled, no exporter, nothing for the ring
+  auto sampled = nowhere.start("", "");
+  EXPECT_TRUE(nowhere.discards(*sampled, 5));
+  EXPECT_FALSE(sampled->export_refused());
+
+  // Sampled with an exporter whose queue is full (a collector that is away): refused, and the
+  // refusal counted for all its spans at the end, as enqueue() would have.
+  auto options_full = options(1, 0);
+  ExporterOptions exporter;
+  exporter.url = parse_http_url("http://127.0.0.1:9/v1/traces", "test").value();
+  exporter.max_queue_spans = 0;
+  options_full.exporter = exporter;
+  obs::Registry registry;
+  Tracer full(options_full, &registry);
+  auto refused = full.start("", "");
+  EXPECT_TRUE(full.discards(*refused, 5));
+  EXPECT_TRUE(refused->export_refused());
+  end_request(*refused, 5);
+  EXPECT_EQ(full.exporter().dropped_spans(), 1);
+  EXPECT_NE(registry.expose().find("supportd_trace_spans_dropped_total{reason=\"queue_full\"} 1"),
+            std::string::npos);
 }
 
 TEST(Tracer, TheRingKeepsTheNewestWithinItsBound) {
