@@ -238,9 +238,10 @@ void OtlpExporter::run() {
       collected_for_good = stopping;
     }
     lock.lock();
-    const auto now = Clock::now();
     while (!queue_.empty()) {
-      if (stopping_ && now >= stop_by_) break;
+      // Read each time: past the shutdown's bound what is left stays queued and is counted as
+      // a shutdown drop, instead of being sent with a deadline already past.
+      if (stopping_ && Clock::now() >= stop_by_) break;
       Batch batch = std::move(queue_.front());
       queue_.pop_front();
       queued_spans_ -= batch.count;
