@@ -91,12 +91,11 @@ void Tracer::finish(std::shared_ptr<RequestTrace> trace) {
     return span.span_id == trace->root_id();
   });
   std::int64_t start = std::numeric_limits<std::int64_t>::max(), end = 0;
-  bool failed = trace->failed();
   for (const auto& span : spans) {
     start = std::min(start, span.start_ns);
     end = std::max(end, span.end_ns);
-    failed = failed || span.status == StatusCode::kError;
   }
+  const bool failed = trace->failed();  // an error span marked it when it was added
   if (spans.empty()) start = end;
   const double duration_ms =
       root != spans.end() ? root->duration_ms() : static_cast<double>(end - start) / 1e6;
