@@ -14,18 +14,18 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string>
-#include <thread>
 
 #include <benchmark/benchmark.h>
 
 #include "api/request_tracing.h"
 #include "core/http_url.h"
+#include "http/server.h"
 #include "obs/trace/current.h"
 #include "obs/trace/tracer.h"
 
@@ -51,69 +51,20 @@ namespace {
 
 namespace trace = obs::trace;
 
-// An HTTP/1.1 sink: answers every POST with 200 and an empty body, on its own thread. What a
-// collector does with the bytes is not the server's cost; reading them is the loopback's.
-class Sink {
- public:
-  Sink() {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        ::listen(listener_, 4) != 0 ||
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      std::perror("trace_path: the sink's socket");
-      std::exit(1);
-    }
-    port_ = ntohs(address.sin_port);
-    thread_ = std::thread([this] { run(); });
+// The collector: supportd's own HTTP server answering every POST with 200 and an empty body,
+// on its own thread. What a collector does with the bytes is not the server's cost.
+std::unique_ptr<http::Server> start_sink() {
+  http::ServerOptions options;
+  options.port = 0;
+  options.body_limit = 64u << 20;  // a batch of 2,048 spans is about 1 MB
+  auto sink = std::make_unique<http::Server>(
+      options, [](http::Request&) { return http::Response::text(200, ""); });
+  if (Status started = sink->start(); !started) {
+    std::fprintf(stderr, "trace_path: the sink: %s\n", started.error().message.c_str());
+    std::exit(1);
   }
-  ~Sink() {
-    ::shutdown(listener_, SHUT_RDWR);
-    ::close(listener_);
-    thread_.join();
-  }
-  int port() const { return port_; }
-
- private:
-  void run() {
-    for (;;) {
-      const int connection = ::accept(listener_, nullptr, nullptr);
-      if (connection < 0) return;
-      std::thread([connection] { serve(connection); }).detach();
-    }
-  }
-  // Reads requests (head, then Content-Length bytes of body) and answers each.
-  static void serve(int connection) {
-    std::string buffer;
-    char chunk[1 << 16];
-    for (;;) {
-      const std::size_t head_end = buffer.find("\r\n\r\n");
-      if (head_end != std::string::npos) {
-        std::size_t length = 0;
-        const std::size_t at = buffer.find("ontent-Length: ");
-        if (at != std::string::npos && at < head_end)
-          length = std::strtoull(buffer.c_str() + at + 15, nullptr, 10);
-        if (buffer.size() >= head_end + 4 + length) {
-          buffer.erase(0, head_end + 4 + length);
-          static constexpr char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
-          if (::write(connection, kOk, sizeof kOk - 1) < 0) break;
-          continue;
-        }
-      }
-      const ssize_t n = ::read(connection, chunk, sizeof chunk);
-      if (n <= 0) break;
-      buffer.append(chunk, static_cast<std::size_t>(n));
-    }
-    ::close(connection);
-  }
-
-  int listener_ = -1;
-  int port_ = 0;
-  std::thread thread_;
-};
+  return sink;
+}
 
 // A port nothing listens on: bound, never listened, so connections are refused at once.
 int dead_port() {
@@ -164,13 +115,13 @@ void traced_request(const http::RequestWatcher& watcher, http::Request& request,
 enum Arm { kOff, kDropped, kKept, kDead, kExported };
 
 void TracedRequest(benchmark::State& state, Arm arm) {
-  std::unique_ptr<Sink> sink;
+  std::unique_ptr<http::Server> sink;
   trace::TracerOptions options;
   options.sample_ratio = arm == kDropped ? 0.0 : 1.0;
   options.slow_ms = 0;
   if (arm == kDead) options.exporter = exporter_at(dead_port());
   if (arm == kExported) {
-    sink = std::make_unique<Sink>();
+    sink = start_sink();
     options.exporter = exporter_at(sink->port());
   }
   options.resource.attributes.emplace_back("service.name",
