@@ -5,12 +5,14 @@
 #include "http/connection.h"
 
 #include <spdlog/spdlog.h>
+#include <array>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <type_traits>
 #include <utility>
 
+#include "http/response_head.h"
 #include "http/server_impl.h"
 
 namespace supportd::http {
@@ -20,8 +22,6 @@ using net::as_tuple;
 using net::use_awaitable;
 
 namespace {
-
-constexpr std::string_view kServerName = "supportd";
 
 template <typename Stream>
 constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
@@ -307,22 +307,17 @@ net::awaitable<boost::system::error_code> Connection<Stream>::read_until(
 
 template <typename Stream>
 net::awaitable<bool> Connection<Stream>::write_response(Response& response, bool keep_alive,
-                                                        bool head_only) {
-  bhttp::response<bhttp::string_body> message{static_cast<bhttp::status>(response.status), 11};
-  message.set(bhttp::field::server, kServerName);
-  message.set(bhttp::field::content_type, response.content_type);
-  for (const auto& [name, value] : response.headers)
-    message.insert(name, value);
-  message.body() = std::move(response.body);
-  message.keep_alive(keep_alive);
-  message.prepare_payload();
+                                                        bool head_only, const Headers* more) {
+  const std::string head = format_response_head({.status = response.status,
+                                                 .content_type = response.content_type,
+                                                 .fields = &response.headers,
+                                                 .more = more,
+                                                 .content_length = response.body.size(),
+                                                 .keep_alive = keep_alive});
   beast::get_lowest_layer(stream_).expires_after(server_.options.write_timeout);
-  if (head_only) {
-    bhttp::response_serializer<bhttp::string_body> serializer{message};
-    auto [ec, n] = co_await bhttp::async_write_header(stream_, serializer, as_tuple(use_awaitable));
-    co_return !ec;
-  }
-  auto [ec, n] = co_await bhttp::async_write(stream_, message, as_tuple(use_awaitable));
+  const std::array<net::const_buffer, 2> buffers{
+      net::buffer(head), head_only ? net::const_buffer() : net::buffer(response.body)};
+  auto [ec, n] = co_await net::async_write(stream_, buffers, as_tuple(use_awaitable));
   co_return !ec;
 }
 
@@ -420,32 +415,24 @@ net::awaitable<bool> Connection<Stream>::drain(std::shared_ptr<ReplyStream> repl
     }
     ReplyStream::Batch batch = reply->take();
     if (batch.response && !streaming) {
-      batch.response->headers.insert(batch.response->headers.end(), headers.begin(), headers.end());
       exchange.status = batch.response->status;
       exchange.body_bytes = batch.response->body.size();
-      co_return co_await write_response(*batch.response, keep_alive);
+      co_return co_await write_response(*batch.response, keep_alive, false, &headers);
     }
 
     std::string out;
     if (batch.opened && !streaming) {
       streaming = true;
-      bhttp::response<bhttp::empty_body> head{static_cast<bhttp::status>(batch.status), 11};
-      head.set(bhttp::field::server, kServerName);
-      head.set(bhttp::field::content_type, batch.content_type);
-      head.set(bhttp::field::cache_control, "no-cache");
-      head.set("X-Accel-Buffering", "no");
-      for (const Headers* list : {&std::as_const(batch.headers), &headers}) {
-        for (const auto& [name, value] : *list)
-          head.insert(name, value);
-      }
-      head.keep_alive(keep_alive);
-      head.chunked(true);
-      bhttp::response_serializer<bhttp::empty_body> serializer{head};
+      const std::string head = format_response_head({.status = batch.status,
+                                                     .content_type = batch.content_type,
+                                                     .fields = &batch.headers,
+                                                     .more = &headers,
+                                                     .content_length = std::nullopt,
+                                                     .keep_alive = keep_alive});
       beast::get_lowest_layer(stream_).expires_after(server_.options.write_timeout);
       exchange.status = batch.status;
       exchange.streamed = true;
-      auto [ec, n] =
-          co_await bhttp::async_write_header(stream_, serializer, as_tuple(use_awaitable));
+      auto [ec, n] = co_await net::async_write(stream_, net::buffer(head), as_tuple(use_awaitable));
       if (ec) co_return false;
       exchange.first_byte = std::chrono::steady_clock::now();
     }

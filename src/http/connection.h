@@ -77,7 +77,10 @@ class Connection final : public Link, public std::enable_shared_from_this<Connec
   net::awaitable<boost::system::error_code> read_until(net::steady_timer& deadline, Parser& parser,
                                                        bool (Parser::*done)() const);
   // `head_only`: the answer to HEAD, its Content-Length that of the body it leaves out.
-  net::awaitable<bool> write_response(Response& response, bool keep_alive, bool head_only = false);
+  // `more`: fields sent after the response's own (a deferred answer's, set on the Response
+  // that deferred it).
+  net::awaitable<bool> write_response(Response& response, bool keep_alive, bool head_only = false,
+                                      const Headers* more = nullptr);
   // Answers a JSON error and ends the connection with a lingering close; `seen` holds the
   // request's headers as far as they were read (ServerOptions::label_errors sees them).
   net::awaitable<bool> write_error(int status, std::string_view message, std::string_view code,
