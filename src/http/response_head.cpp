@@ -69,7 +69,10 @@ bool sendable_field(std::string_view name, std::string_view value) {
   if (name.empty()) return false;
   for (char c : name)
     if (!token_character(c)) return false;
-  return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+  // One pass (find_first_of with a set would search the set once per character).
+  for (char c : value)
+    if (c == '\r' || c == '\n' || c == '\0') return false;
+  return true;
 }
 
 std::string format_response_head(const ResponseHead& head) {
