@@ -37,23 +37,25 @@ class TracedRequest final : public http::RequestWatch {
  public:
   TracedRequest(trace::Tracer& tracer, const http::Request& request, const std::string& scheme)
       : tracer_(tracer), request_(request), scheme_(scheme) {
-    // Two traceparent headers are as good as none (W3C: restart the trace).
-    std::string_view parent;
+    // Two traceparent headers are as good as none (W3C: restart the trace). One pass over the
+    // headers (names are lower case) finds the three this reads.
+    std::string_view parent, given_id;
     int parents = 0;
     std::string state;
     for (const auto& [name, value] : request.headers) {
-      if (name == "traceparent") {
+      if (name.size() == 11 && name == "traceparent") {
         parent = value;
         ++parents;
-      } else if (name == "tracestate") {
+      } else if (name.size() == 10 && name == "tracestate") {
         if (!state.empty()) state += ',';
         state += value;
+      } else if (name.size() == 12 && name == "x-request-id" && given_id.empty()) {
+        given_id = value;
       }
     }
     trace_ = tracer.start(parents == 1 ? parent : std::string_view(), state);
     // Without a usable X-Request-Id of the caller's the request's id is its root span's.
-    if (const std::string_view given = request.header("x-request-id"); usable_request_id(given))
-      trace_->set_request_id(std::string(given));
+    if (usable_request_id(given_id)) trace_->set_request_id(std::string(given_id));
     root_ = trace_->begin_root(request.method, trace::SpanKind::kServer);
     scope_.emplace(trace_.get(), trace::SpanId{});
   }
@@ -84,9 +86,10 @@ class TracedRequest final : public http::RequestWatch {
     }
     const double latency_ms =
         trace_->latency_ms() >= 0 ? trace_->latency_ms() : root_.duration_ms();
-    // A span nobody will read (its trace dropped, or refused by a full export queue) is ended
-    // without its attributes: most of what a dropped request's tracing would cost.
-    if (!tracer_.discards(*trace_, latency_ms)) describe(exchange);
+    // A trace nobody will read (dropped, or refused by a full export queue) ends here, its
+    // SERVER span never described nor added: most of what a dropped request's tracing costs.
+    if (tracer_.end_unread(*trace_, latency_ms, 1)) return;
+    describe(exchange);
     trace_->add(std::move(root_));
     trace_->end_part();
   }

@@ -136,6 +136,11 @@ std::vector<SpanRecord> RequestTrace::take_spans() {
   return std::move(spans_);
 }
 
+std::size_t RequestTrace::span_count() const {
+  std::lock_guard lock(mutex_);
+  return spans_.size();
+}
+
 std::size_t RequestTrace::dropped_spans() const {
   std::lock_guard lock(mutex_);
   return dropped_;

@@ -104,6 +104,9 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   // The same from a thread that must not do the finishing work (the engine's): the last part
   // hands the trace to the tracer's own thread.
   void end_part_elsewhere();
+  // Ends a part without finishing the trace (for Tracer::end_unread, which decides and counts
+  // in finish()'s place); true when it was the last.
+  bool end_part_unfinished() { return parts_.fetch_sub(1, std::memory_order_acq_rel) == 1; }
 
   // --- time ---
   // Unix nanoseconds of a steady-clock instant, anchored at the trace's start (the system
@@ -117,10 +120,8 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   // Runs the end hooks (at_end), then takes the spans: one lock when no hook was set.
   std::vector<SpanRecord> take_spans();
   std::size_t dropped_spans() const;
-  // The exporter's queue was full when the tracer decided (Tracer::discards): the spans are
-  // counted as refused at the end, not offered to it.
-  void refuse_export() { export_refused_.store(true, std::memory_order_relaxed); }
-  bool export_refused() const { return export_refused_.load(std::memory_order_relaxed); }
+  // Spans added so far.
+  std::size_t span_count() const;
 
  private:
   Tracer* const tracer_;
@@ -136,7 +137,6 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   std::atomic<bool> failed_{false};
   std::atomic<double> latency_ms_{-1};
   std::atomic<bool> has_end_hooks_{false};
-  std::atomic<bool> export_refused_{false};
 
   mutable std::mutex mutex_;
   std::string route_;                                          // guarded by mutex_

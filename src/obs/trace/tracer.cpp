@@ -73,15 +73,17 @@ std::shared_ptr<RequestTrace> Tracer::start_following(const SpanContext& from) {
                                         from.sampled());
 }
 
-bool Tracer::discards(RequestTrace& trace, double latency_ms) {
+bool Tracer::end_unread(RequestTrace& trace, double latency_ms, std::size_t own_spans) {
   if (!trace.ends_with_this_part()) return false;
   const KeepReason reason =
       decide_keep(trace.sampled(), trace.failed(), latency_ms, options_.slow_ms);
-  if (reason == KeepReason::kDropped) return true;
-  if (reason != KeepReason::kSampled) return false;  // the ring shows it whole
-  if (!exporter_->exporting()) return true;
-  if (!exporter_->full(1)) return false;
-  trace.refuse_export();
+  if (reason != KeepReason::kDropped && reason != KeepReason::kSampled) return false;
+  const bool refused = reason == KeepReason::kSampled && exporter_->exporting() &&
+                       exporter_->full(trace.span_count() + own_spans);
+  if (reason == KeepReason::kSampled && exporter_->exporting() && !refused) return false;
+  if (!trace.end_part_unfinished()) return false;  // not the last part after all: finish() counts
+  if (obs::Counter* counter = traces_[static_cast<int>(reason)]) counter->increment();
+  if (refused) exporter_->refuse(trace.span_count() + own_spans);
   return true;
 }
 
@@ -112,11 +114,7 @@ void Tracer::finish(std::shared_ptr<RequestTrace> trace) {
       trace->trace_id(),          trace->root_id(),
       trace->has_remote_parent(), static_cast<std::uint8_t>(trace->sampled() ? kSampledFlag : 0),
       trace->tracestate(),        std::move(spans)};
-  if (trace->export_refused()) {
-    exporter_->refuse(exported.spans.size());
-  } else if (exporter_->exporting()) {
-    exporter_->enqueue(exported);
-  }
+  if (exporter_->exporting()) exporter_->enqueue(exported);
   if (reason != KeepReason::kError && reason != KeepReason::kSlow) return;
   auto kept = std::make_shared<KeptTrace>();
   kept->trace_id = trace->trace_id();

@@ -47,13 +47,16 @@ class Tracer {
   // socket's messages are all sampled or none.
   std::shared_ptr<RequestTrace> start_following(const SpanContext& from);
 
-  // Whether nothing of `trace` will be read if it ends now with `latency_ms` (the slow rule's
-  // latency): dropped by the decision, or sampled only to be refused by the exporter (a full
-  // queue: the trace is then marked refused, so that it is counted and not offered) or to go
-  // nowhere (no exporter). A failed or slow one is kept whole; false as well when the caller's
-  // part is not the trace's last (ends_with_this_part). For the request's owner, before it
-  // builds its span's attributes: a dropped request's are never built.
-  bool discards(RequestTrace& trace, double latency_ms);
+  // Ends `trace` at once when nothing of it will be read if it ends now with `latency_ms` (the
+  // slow rule's latency): dropped by the decision, or sampled only to be refused by the
+  // exporter (a full queue) or to go nowhere (no exporter). Then the decision is counted as
+  // finish() would count it, a refusal counted for the trace's spans and the caller's
+  // `own_spans` (spans it made and will not add), the caller's part is ended without a finish,
+  // and true comes back: the caller neither builds its spans' attributes nor adds them. A failed
+  // or slow trace is kept whole, and a trace whose caller's part is not its last
+  // (ends_with_this_part) may still fail: false, and nothing happened. For the request's owner,
+  // at its end: a dropped request's SERVER span is never built, added or taken back.
+  bool end_unread(RequestTrace& trace, double latency_ms, std::size_t own_spans);
   // The request ended (its last part): the keep decision, the ring, the slow-request line,
   // the exporter. Called by RequestTrace::end_part.
   void finish(std::shared_ptr<RequestTrace> trace);

@@ -169,47 +169,65 @@ TEST(Tracer, RunsEndHooksBeforeDecidingAndCanFinishOnItsOwnThread) {
   EXPECT_NE(hook_thread, std::this_thread::get_id());
 }
 
-TEST(Tracer, DiscardsOnlyWhatNobodyWillReadAndCountsARefusal) {
-  Tracer unsampled(options(0, 100), nullptr);
+TEST(Tracer, EndsUnreadOnlyWhatNobodyWillReadAndCountsIt) {
+  obs::Registry registry;
+  Tracer unsampled(options(0, 100), &registry);
+  const auto counted = [&registry](const char* kept) {
+    const std::string line = std::string("supportd_traces_total{kept=\"") + kept + "\"} ";
+    const std::string text = registry.expose();
+    const std::size_t at = text.find(line);
+    return at == std::string::npos ? -1 : std::stoi(text.substr(at + line.size()));
+  };
   auto fast = unsampled.start("", "");
-  EXPECT_TRUE(unsampled.discards(*fast, 5));     // dropped: its attributes are never built
-  EXPECT_FALSE(unsampled.discards(*fast, 250));  // slow: kept whole
-  fast->mark_failed();
-  EXPECT_FALSE(unsampled.discards(*fast, 5));  // failed: kept whole
+  EXPECT_TRUE(unsampled.end_unread(*fast, 5, 1));  // dropped: its span is never built
+  EXPECT_EQ(counted("dropped"), 1);
+  EXPECT_FALSE(fast->end_part_unfinished());  // its part was ended: nobody finishes it again
+  auto slow = unsampled.start("", "");
+  EXPECT_FALSE(unsampled.end_unread(*slow, 250, 1));  // slow: kept whole
+  auto failed = unsampled.start("", "");
+  failed->mark_failed();
+  EXPECT_FALSE(unsampled.end_unread(*failed, 5, 1));  // failed: kept whole
   auto failing_span = unsampled.start("", "");
   SpanRecord stage = failing_span->begin_span("retrieval");
   stage.fail("timeout", "too slow");
   failing_span->add(std::move(stage));  // an error span fails the request too
-  EXPECT_FALSE(unsampled.discards(*failing_span, 5));
+  EXPECT_FALSE(unsampled.end_unread(*failing_span, 5, 1));
   auto outlived = unsampled.start("", "");
   outlived->open_part();  // a generation still running may fail it yet
-  EXPECT_FALSE(unsampled.discards(*outlived, 5));
+  EXPECT_FALSE(unsampled.end_unread(*outlived, 5, 1));
   auto hooked = unsampled.start("", "");
   hooked->at_end([](RequestTrace&) {});  // a hook may add an error span at the end
   EXPECT_FALSE(hooked->ends_with_this_part());
-  EXPECT_FALSE(unsampled.discards(*hooked, 5));
+  EXPECT_FALSE(unsampled.end_unread(*hooked, 5, 1));
+  EXPECT_EQ(counted("dropped"), 1);  // the refusals above counted nothing
+  // What was not ended unread still ends as before, and is counted once.
+  end_request(*slow, 250);
+  EXPECT_EQ(counted("slow"), 1);
+  EXPECT_NE(unsampled.ring().find(slow->trace_id()), nullptr);
 
   Tracer nowhere(options(1, 0), nullptr);  // sampled, no exporter, nothing for the ring
   auto sampled = nowhere.start("", "");
-  EXPECT_TRUE(nowhere.discards(*sampled, 5));
-  EXPECT_FALSE(sampled->export_refused());
+  EXPECT_TRUE(nowhere.end_unread(*sampled, 5, 1));
 
-  // Sampled with an exporter whose queue is full (a collector that is away): refused, and the
-  // refusal counted for all its spans at the end, as enqueue() would have.
+  // Sampled with an exporter whose queue has room for one span: a trace of two is refused at
+  // the door, its spans counted as the exporter counts a full queue; one that fits is not.
   auto options_full = options(1, 0);
   ExporterOptions exporter;
   exporter.url = parse_http_url("http://127.0.0.1:9/v1/traces", "test").value();
-  exporter.max_queue_spans = 0;
+  exporter.max_queue_spans = 1;
   options_full.exporter = exporter;
-  obs::Registry registry;
-  Tracer full(options_full, &registry);
+  obs::Registry full_registry;
+  Tracer full(options_full, &full_registry);
   auto refused = full.start("", "");
-  EXPECT_TRUE(full.discards(*refused, 5));
-  EXPECT_TRUE(refused->export_refused());
-  end_request(*refused, 5);
-  EXPECT_EQ(full.exporter().dropped_spans(), 1);
-  EXPECT_NE(registry.expose().find("supportd_trace_spans_dropped_total{reason=\"queue_full\"} 1"),
-            std::string::npos);
+  refused->add(refused->begin_span("faq"));
+  EXPECT_TRUE(full.end_unread(*refused, 5, 1));
+  EXPECT_EQ(full.exporter().dropped_spans(), 2);
+  EXPECT_NE(
+      full_registry.expose().find("supportd_trace_spans_dropped_total{reason=\"queue_full\"} 2"),
+      std::string::npos);
+  auto fits = full.start("", "");
+  EXPECT_FALSE(full.end_unread(*fits, 5, 1));
+  EXPECT_EQ(full.exporter().dropped_spans(), 2);
 }
 
 TEST(Tracer, TheRingKeepsTheNewestWithinItsBound) {
