@@ -64,11 +64,28 @@ class TracedRequest final : public http::RequestWatch {
     if (!ended_) ended(http::Exchange{});  // the connection failed before the end
   }
 
-  void handled(http::Response& response) override {
-    response.headers.reserve(response.headers.size() + 2);
-    response.headers.emplace_back("traceparent", trace_->traceparent());
-    response.headers.emplace_back("X-Request-Id", trace_->request_id());
-    scope_.reset();
+  void handled(http::Response&) override { scope_.reset(); }
+
+  // traceparent and X-Request-Id, written straight into the head.
+  void write_fields(std::string& head) const override {
+    constexpr std::string_view kParent = "traceparent: ", kId = "\r\nX-Request-Id: ";
+    const std::string& given = trace_->given_request_id();  // checked: printable, no CR or LF
+    const std::size_t id_size = given.empty() ? 2 * trace::SpanId::kSize : given.size();
+    const std::size_t at = head.size();
+    head.resize(at + kParent.size() + trace::kTraceparentSize + kId.size() + id_size + 2);
+    char* out = head.data() + at;
+    out = std::copy(kParent.begin(), kParent.end(), out);
+    trace::write_traceparent(trace_->trace_id(), trace_->root_id(),
+                             trace_->sampled() ? trace::kSampledFlag : 0, out);
+    out = std::copy(kId.begin(), kId.end(), out + trace::kTraceparentSize);
+    if (given.empty()) {
+      trace::write_hex(trace_->root_id(), out);
+    } else {
+      std::copy(given.begin(), given.end(), out);
+    }
+    out += id_size;
+    out[0] = '\r';
+    out[1] = '\n';
   }
 
   void ended(const http::Exchange& exchange) override {

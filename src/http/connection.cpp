@@ -111,15 +111,17 @@ net::awaitable<void> Connection<Stream>::run(std::shared_ptr<Connection> self) {
       }
       if (server.draining) keep_alive = false;
       if (response.websocket && request.websocket_upgrade) {
+        std::string fields;  // the watch's, for the 101 Beast writes
         if (watch) {
           watch->handled(response);
+          watch->write_fields(fields);
           exchange.status = 101;
           exchange.upgraded = exchange.written = true;
           watch->ended(exchange);
           watch.reset();
         }
         --server.in_flight;  // a socket is a connection, not a request in flight
-        co_await self->run_websocket(std::move(response.websocket));
+        co_await self->run_websocket(std::move(response.websocket), std::move(fields));
         co_return;
       }
       if (response.websocket) {
@@ -135,6 +137,7 @@ net::awaitable<void> Connection<Stream>::run(std::shared_ptr<Connection> self) {
                                   "invalid_request_error", "method_not_allowed");
       }
       if (watch) watch->handled(response);  // before the first co_await: same thread
+      self->watch_ = watch.get();
       bool ok;
       if (response.stream) {
         ok = co_await self->write_deferred(response.stream, keep_alive, response.headers, exchange);
@@ -144,6 +147,7 @@ net::awaitable<void> Connection<Stream>::run(std::shared_ptr<Connection> self) {
         ok = co_await self->write_response(response, keep_alive, head);
         exchange.written = ok;
       }
+      self->watch_ = nullptr;
       if (watch) watch->ended(exchange);
       --server.in_flight;
       if (!ok || !keep_alive) break;
@@ -313,7 +317,8 @@ net::awaitable<bool> Connection<Stream>::write_response(Response& response, bool
                                                  .fields = &response.headers,
                                                  .more = more,
                                                  .content_length = response.body.size(),
-                                                 .keep_alive = keep_alive});
+                                                 .keep_alive = keep_alive,
+                                                 .watch = watch_});
   beast::get_lowest_layer(stream_).expires_after(server_.options.write_timeout);
   const std::array<net::const_buffer, 2> buffers{
       net::buffer(head), head_only ? net::const_buffer() : net::buffer(response.body)};
@@ -428,7 +433,8 @@ net::awaitable<bool> Connection<Stream>::drain(std::shared_ptr<ReplyStream> repl
                                                      .fields = &batch.headers,
                                                      .more = &headers,
                                                      .content_length = std::nullopt,
-                                                     .keep_alive = keep_alive});
+                                                     .keep_alive = keep_alive,
+                                                     .watch = watch_});
       beast::get_lowest_layer(stream_).expires_after(server_.options.write_timeout);
       exchange.status = batch.status;
       exchange.streamed = true;

@@ -98,7 +98,9 @@ class Connection final : public Link, public std::enable_shared_from_this<Connec
                              const Headers& headers, Exchange& exchange);
   net::awaitable<void> watch_peer();
   // Turns this connection into a WebSocket served by `handler`; returns when it closes.
-  net::awaitable<void> run_websocket(std::shared_ptr<WebSocketHandler> handler);
+  // `fields`: "Name: value\r\n" lines for the handshake's answer (RequestWatch::write_fields).
+  net::awaitable<void> run_websocket(std::shared_ptr<WebSocketHandler> handler,
+                                     std::string fields = {});
   // Writes `buffers` under the write timeout; false on failure.
   template <typename Buffers>
   net::awaitable<bool> write_all(const Buffers& buffers);
@@ -112,6 +114,9 @@ class Connection final : public Link, public std::enable_shared_from_this<Connec
   beast::http::request<beast::http::string_body> last_message_;
   bool idle_ = true;       // on the strand: waiting for a request's first byte
   bool upgraded_ = false;  // on the strand: stream_ was handed to a WebSocket
+  // The watch of the request being answered, whose fields its head carries; null before the
+  // handler ran (an error answered while reading) and without a watcher.
+  const RequestWatch* watch_ = nullptr;
 };
 
 // Made once, in connection.cpp (run_websocket in websocket_session.cpp, handshake in

@@ -80,7 +80,7 @@ std::string format_response_head(const ResponseHead& head) {
   const boost::beast::string_view reason = boost::beast::http::obsolete_reason(status);
   std::string out;
   out.reserve(160 + head.content_type.size() + (head.fields ? 64 * head.fields->size() : 0) +
-              (head.more ? 64 * head.more->size() : 0));
+              (head.more ? 64 * head.more->size() : 0) + (head.watch ? 128 : 0));
   out.append("HTTP/1.1 ");
   out.append(std::to_string(head.status));
   out.push_back(' ');
@@ -94,6 +94,7 @@ std::string format_response_head(const ResponseHead& head) {
   }
   append_fields(out, head.fields);
   append_fields(out, head.more);
+  if (head.watch != nullptr) head.watch->write_fields(out);
   if (head.content_length) {
     if (!without_body(head.status))
       append_field(out, "Content-Length", std::to_string(*head.content_length));

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "http/message.h"
+#include "http/request_watch.h"
 
 namespace supportd::http {
 
@@ -30,6 +31,8 @@ struct ResponseHead {
   // on the way).
   std::optional<std::size_t> content_length;
   bool keep_alive = true;  // false: "Connection: close"
+  // The request's watch, whose own fields follow the others (RequestWatch::write_fields).
+  const RequestWatch* watch = nullptr;
 };
 
 // The head's bytes, up to and including the empty line that ends it.

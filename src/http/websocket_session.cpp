@@ -228,25 +228,35 @@ net::awaitable<void> write_messages(WebSocket& ws, Peer& peer,
 }  // namespace
 
 template <typename Stream>
-net::awaitable<void> Connection<Stream>::run_websocket(std::shared_ptr<WebSocketHandler> handler) {
+net::awaitable<void> Connection<Stream>::run_websocket(std::shared_ptr<WebSocketHandler> handler,
+                                                       std::string fields) {
   using namespace net::experimental::awaitable_operators;
   websocket::stream<Stream> ws(std::move(stream_));
   upgraded_ = true;
   beast::get_lowest_layer(ws).expires_never();
   ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
-  ws.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
-    response.set(beast::http::field::server, "supportd");
-    if (response.result() == beast::http::status::switching_protocols) return;
-    // A refused handshake (no key, a version other than 13...): Beast's reason, in the JSON
-    // error every other refusal has.
-    const int status = static_cast<int>(response.result_int());
-    const Response error = error_response(
-        status, "WebSocket handshake refused: " + response.body(), "invalid_request_error",
-        status == 426 ? "unsupported_websocket_version" : "bad_websocket_handshake");
-    response.set(beast::http::field::content_type, error.content_type);
-    response.body() = error.body;
-    response.prepare_payload();
-  }));
+  ws.set_option(websocket::stream_base::decorator(
+      [fields = std::move(fields)](websocket::response_type& response) {
+        response.set(beast::http::field::server, "supportd");
+        // The watch's fields (traceparent...), on the 101 and on a refusal alike.
+        for (std::string_view rest = fields; !rest.empty();) {
+          const std::size_t end = rest.find("\r\n");
+          const std::string_view line = rest.substr(0, end);
+          rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 2);
+          if (const std::size_t colon = line.find(": "); colon != std::string_view::npos)
+            response.insert(line.substr(0, colon), line.substr(colon + 2));
+        }
+        if (response.result() == beast::http::status::switching_protocols) return;
+        // A refused handshake (no key, a version other than 13...): Beast's reason, in the JSON
+        // error every other refusal has.
+        const int status = static_cast<int>(response.result_int());
+        const Response error = error_response(
+            status, "WebSocket handshake refused: " + response.body(), "invalid_request_error",
+            status == 426 ? "unsupported_websocket_version" : "bad_websocket_handshake");
+        response.set(beast::http::field::content_type, error.content_type);
+        response.body() = error.body;
+        response.prepare_payload();
+      }));
   ws.read_message_max(server_.options.websocket_message_limit);
   auto [ec] = co_await ws.async_accept(last_message_, as_tuple(use_awaitable));
   if (ec) co_return;
@@ -262,8 +272,8 @@ net::awaitable<void> Connection<Stream>::run_websocket(std::shared_ptr<WebSocket
 }
 
 template net::awaitable<void> Connection<PlainStream>::run_websocket(
-    std::shared_ptr<WebSocketHandler> handler);
+    std::shared_ptr<WebSocketHandler> handler, std::string fields);
 template net::awaitable<void> Connection<TlsStream>::run_websocket(
-    std::shared_ptr<WebSocketHandler> handler);
+    std::shared_ptr<WebSocketHandler> handler, std::string fields);
 
 }  // namespace supportd::http

@@ -140,10 +140,15 @@ TEST(DeskTracing, EachWebSocketMessageIsATraceLinkedToTheHandshake) {
 
   const std::string caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
   const std::string caller_span = "00f067aa0ba902b7";
+  std::string handshake_traceparent;
   {
     testing::WebSocketClient socket(
         server.port(), "/v1/ws?session=" + session,
         {{"traceparent", "00-" + caller_trace + "-" + caller_span + "-01"}});
+    // The 101 carries the handshake's own span, in the caller's trace, as every answer does.
+    handshake_traceparent = socket.handshake_header("traceparent");
+    EXPECT_EQ(handshake_traceparent.substr(0, 36), "00-" + caller_trace + "-");
+    EXPECT_EQ(socket.handshake_header("X-Request-Id"), handshake_traceparent.substr(36, 16));
     for (const char* question : {"Where is my parcel?", "How do I return an item?"}) {
       socket.send(json::serialize(json::object{{"type", "message"}, {"text", question}}));
       ASSERT_EQ(socket.receive_until("done").back().at("type"), json::value("done"));
@@ -162,6 +167,7 @@ TEST(DeskTracing, EachWebSocketMessageIsATraceLinkedToTheHandshake) {
   });
   ASSERT_NE(handshake, spans.end()) << spans.size() << " spans";
   EXPECT_EQ(handshake->name, "GET /v1/ws");
+  EXPECT_EQ(handshake_traceparent, "00-" + caller_trace + "-" + handshake->span_id + "-01");
 
   std::vector<const DecodedSpan*> messages;
   for (const auto& s : spans)

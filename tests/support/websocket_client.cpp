@@ -17,6 +17,7 @@ namespace json = boost::json;
 struct WebSocketClient::Impl {
   asio::io_context io;
   beast::websocket::stream<beast::tcp_stream> stream{io};
+  beast::websocket::response_type handshake;  // the server's answer to the upgrade
 
   // Starts `start(done)` and runs it to completion; throws what it failed with.
   template <class Start>
@@ -41,7 +42,12 @@ WebSocketClient::WebSocketClient(std::uint16_t port, const std::string& target,
           request.set(name, value);
       }));
   impl_->bounded([&](auto done) { beast::get_lowest_layer(stream).async_connect(endpoint, done); });
-  impl_->bounded([&](auto done) { stream.async_handshake("127.0.0.1", target, done); });
+  impl_->bounded(
+      [&](auto done) { stream.async_handshake(impl_->handshake, "127.0.0.1", target, done); });
+}
+
+std::string WebSocketClient::handshake_header(const std::string& name) const {
+  return std::string(impl_->handshake[name]);
 }
 
 WebSocketClient::~WebSocketClient() = default;

@@ -24,6 +24,9 @@ class WebSocketClient {
   WebSocketClient(const WebSocketClient&) = delete;
   WebSocketClient& operator=(const WebSocketClient&) = delete;
 
+  // A field of the server's answer to the upgrade (its 101), or empty.
+  std::string handshake_header(const std::string& name) const;
+
   void send(const std::string& text);
   // The next message as JSON; throws when nothing comes within 20 s.
   boost::json::value receive();

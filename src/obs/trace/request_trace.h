@@ -49,6 +49,8 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   // hands work to other threads; without one the request's id is its root span's id.
   void set_request_id(std::string id) { request_id_ = std::move(id); }
   bool has_given_request_id() const { return !request_id_.empty(); }
+  // The caller's id; empty without one.
+  const std::string& given_request_id() const { return request_id_; }
   std::string request_id() const { return request_id_.empty() ? root_id_.hex() : request_id_; }
   // The route ("POST /v1/answer", once matched) and the tenant (after authentication); each
   // may be set and read from any thread.

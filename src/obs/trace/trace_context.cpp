@@ -8,7 +8,6 @@
 namespace supportd::obs::trace {
 namespace {
 
-constexpr std::size_t kTraceparentSize = 55;  // 2 + 1 + 32 + 1 + 16 + 1 + 2
 constexpr std::size_t kMaxMembers = 32;
 constexpr std::size_t kMaxTracestate = 512;
 constexpr std::size_t kLongMember = 128;  // removed first when the list must shrink
@@ -91,15 +90,21 @@ std::optional<SpanContext> parse_traceparent(std::string_view header) {
   return context;
 }
 
-std::string format_traceparent(const TraceId& trace_id, const SpanId& span_id, std::uint8_t flags) {
+void write_traceparent(const TraceId& trace_id, const SpanId& span_id, std::uint8_t flags,
+                       char* out) {
   constexpr char kHex[] = "0123456789abcdef";
-  std::string out(kTraceparentSize, '-');
   out[0] = '0';
   out[1] = '0';
-  write_hex(trace_id, out.data() + 3);
-  write_hex(span_id, out.data() + 36);
+  out[2] = out[35] = out[52] = '-';
+  write_hex(trace_id, out + 3);
+  write_hex(span_id, out + 36);
   out[53] = kHex[flags >> 4];
   out[54] = kHex[flags & 0xf];
+}
+
+std::string format_traceparent(const TraceId& trace_id, const SpanId& span_id, std::uint8_t flags) {
+  std::string out(kTraceparentSize, '-');
+  write_traceparent(trace_id, span_id, flags, out.data());
   return out;
 }
 

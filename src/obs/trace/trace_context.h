@@ -31,8 +31,13 @@ struct SpanContext {
 // case hex or anything else is refused. The tracestate is left empty.
 std::optional<SpanContext> parse_traceparent(std::string_view header);
 
-// "00-<trace id>-<span id>-<flags>" for `trace_id`, `span_id` and `flags`.
+// "00-<trace id>-<span id>-<flags>" for `trace_id`, `span_id` and `flags`: 2 + 1 + 32 + 1 + 16 +
+// 1 + 2 characters.
+constexpr std::size_t kTraceparentSize = 55;
 std::string format_traceparent(const TraceId& trace_id, const SpanId& span_id, std::uint8_t flags);
+// The same into `out`, which has room for kTraceparentSize characters.
+void write_traceparent(const TraceId& trace_id, const SpanId& span_id, std::uint8_t flags,
+                       char* out);
 
 // `tracestate` (several headers joined with ','), checked against the W3C grammar: at most 32
 // list members of key=value with the spec's keys and values, no key twice; empty members and
