@@ -56,7 +56,10 @@ class TracedRequest final : public http::RequestWatch {
     trace_ = tracer.start(parents == 1 ? parent : std::string_view(), state);
     // Without a usable X-Request-Id of the caller's the request's id is its root span's.
     if (usable_request_id(given_id)) trace_->set_request_id(std::string(given_id));
-    root_ = trace_->begin_root(request.method, trace::SpanKind::kServer);
+    // HTTP conventions: "HTTP" when the method is not known (an answer given before the
+    // request line was read whole).
+    root_ = trace_->begin_root(request.method.empty() ? "HTTP" : request.method,
+                               trace::SpanKind::kServer);
     scope_.emplace(trace_.get(), trace::SpanId{});
   }
 
@@ -117,8 +120,8 @@ class TracedRequest final : public http::RequestWatch {
     const auto [route, tenant] = trace_->labels();  // route: "POST /v1/answer" once matched
     if (!route.empty()) root_.name = route;
     root_.attributes.reserve(kRootAttributes);
-    root_.set("http.request.method", request_.method);
-    root_.set("url.path", request_.path);
+    if (!request_.method.empty()) root_.set("http.request.method", request_.method);
+    if (!request_.path.empty()) root_.set("url.path", request_.path);
     root_.set("url.scheme", scheme_);
     if (const std::size_t space = route.find(' '); space != std::string::npos)
       root_.set("http.route", std::string_view(route).substr(space + 1));

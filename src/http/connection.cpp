@@ -191,6 +191,12 @@ net::awaitable<bool> Connection<Stream>::read_request(Request& request, bool& ke
   // A local, not a temporary in the co_await: GCC 12 destroys such temporaries twice.
   Request seen;
   const auto headers_read = [&parser, &seen]() -> const Request& {
+    if (!parser.get().method_string().empty()) {  // its request line, for the answer's span
+      seen.method = std::string(parser.get().method_string());
+      seen.target = std::string(parser.get().target());
+      seen.path =
+          percent_decode(std::string_view(seen.target).substr(0, seen.target.find('?')), false);
+    }
     for (const auto& field : parser.get())
       seen.headers.emplace_back(lower_case(field.name_string()), std::string(field.value()));
     return seen;
@@ -332,7 +338,23 @@ net::awaitable<bool> Connection<Stream>::write_error(int status, std::string_vie
   Response response = error_response(status, message, "invalid_request_error", code);
   if (status == 503) response = error_response(status, message, "server_error", code);
   if (server_.options.label_errors) server_.options.label_errors(seen, response);
-  if (!co_await write_response(response, false)) co_return false;
+  // Watched as every answer is (its span, traceparent): a request that never reached a route.
+  Request request = seen;  // the watcher's, alive until ended()
+  request.remote = remote_;
+  std::unique_ptr<RequestWatch> watch =
+      server_.options.watch ? server_.options.watch(request) : nullptr;
+  if (watch) watch->handled(response);
+  watch_ = watch.get();
+  const bool written = co_await write_response(response, false);
+  watch_ = nullptr;
+  if (watch) {
+    Exchange exchange;
+    exchange.status = status;
+    exchange.written = written;
+    exchange.body_bytes = response.body.size();
+    watch->ended(exchange);
+  }
+  if (!written) co_return false;
   // The client may still be sending what this refuses (the rest of a body over the limit, say).
   // Closing with its bytes unread would reset the connection, and the client's kernel would
   // then drop this answer before the client read it.

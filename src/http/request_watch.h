@@ -41,8 +41,11 @@ class RequestWatch {
   virtual void ended(const Exchange& exchange) = 0;
 };
 
-// Made by the server for each request that reaches the handler, just before the handler, on
-// the connection's strand; null: nothing to watch.
+// Made by the server for each request that reaches the handler, just before the handler, and
+// for each answer the connection gives itself while reading a request (a refusal: 400, 408,
+// 413, 431, or 503 past max_connections), just before it, with what was read of the request
+// (its method and path empty when its request line was not read whole); on the connection's
+// strand. Null: nothing to watch.
 using RequestWatcher = std::function<std::unique_ptr<RequestWatch>(Request& request)>;
 
 }  // namespace supportd::http

@@ -51,7 +51,7 @@ class RequestTracing : public ::testing::Test {
 
   // A server whose tracer exports to the collector; `slow_ms` decides what the ring keeps,
   // `sample_ratio` what the sampler keeps of the rest.
-  void serve(double slow_ms, double sample_ratio = 1.0) {
+  void serve(double slow_ms, double sample_ratio = 1.0, std::size_t body_limit = 0) {
     obs::trace::TracerOptions options;
     options.slow_ms = slow_ms;
     options.sample_ratio = sample_ratio;
@@ -67,6 +67,7 @@ class RequestTracing : public ::testing::Test {
     router_ = std::make_unique<http::Router>(api::make_router(*services_));
     http::ServerOptions server_options;
     server_options.port = 0;
+    if (body_limit > 0) server_options.body_limit = body_limit;
     server_ =
         std::make_unique<http::Server>(api::serve_routes_with(*services_, server_options),
                                        [this](http::Request& r) { return router_->dispatch(r); });
@@ -241,6 +242,34 @@ TEST_F(RequestTracing, RefusedRequestsAreKeptWithErrorTypeAndOnlyA5xxIsAnError) 
     EXPECT_EQ(roots[status]->attributes.at("error.type"), status);
     EXPECT_EQ(roots[status]->status_code, "") << status;  // unset: the caller's fault
   }
+}
+
+TEST_F(RequestTracing, AnAnswerGivenBeforeAnyRouteIsTracedToo) {
+  if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  serve(60000, /*sample_ratio=*/0, /*body_limit=*/64);  // only failures are kept
+  const std::string caller = std::string("00-") + kCallerTrace + "-" + kCallerSpan + "-01";
+  const auto refused = testing::http_request(server_->port(), "POST", "/v1/chat/completions",
+                                             std::string(200, 'x'), {{"traceparent", caller}});
+  ASSERT_EQ(refused.status, 413) << refused.body;
+  // The connection refused it while reading its body: the answer still continues the caller's
+  // trace, with a span of its own.
+  const std::string parent = refused.header("traceparent");
+  ASSERT_EQ(parent.size(), 55u) << parent;
+  EXPECT_EQ(parent.substr(3, 32), kCallerTrace);
+  EXPECT_NE(parent.substr(36, 16), kCallerSpan);
+  EXPECT_EQ(refused.header("x-request-id"), parent.substr(36, 16));
+
+  const auto spans = exported();
+  const auto span = std::find_if(spans.begin(), spans.end(), [&](const DecodedSpan& s) {
+    return s.span_id == parent.substr(36, 16);
+  });
+  ASSERT_NE(span, spans.end()) << spans.size() << " spans";
+  EXPECT_EQ(span->kind, "SPAN_KIND_SERVER");
+  EXPECT_EQ(span->parent_span_id, kCallerSpan);
+  EXPECT_EQ(span->name, "POST");  // no route was matched
+  EXPECT_EQ(span->attributes.at("http.response.status_code"), "413");
+  EXPECT_EQ(span->attributes.at("error.type"), "413");
+  EXPECT_EQ(span->attributes.at("url.path"), "/v1/chat/completions");
 }
 
 TEST_F(RequestTracing, SlowRequestsAreListedWithTheirStagesAndShownWhole) {
