@@ -43,13 +43,13 @@ class TracedRequest final : public http::RequestWatch {
     int parents = 0;
     std::string state;
     for (const auto& [name, value] : request.headers) {
-      if (name.size() == 11 && name == "traceparent") {
+      if (name == std::string_view("traceparent")) {
         parent = value;
         ++parents;
-      } else if (name.size() == 10 && name == "tracestate") {
+      } else if (name == std::string_view("tracestate")) {
         if (!state.empty()) state += ',';
         state += value;
-      } else if (name.size() == 12 && name == "x-request-id" && given_id.empty()) {
+      } else if (name == std::string_view("x-request-id") && given_id.empty()) {
         given_id = value;
       }
     }

@@ -114,8 +114,8 @@ class Connection final : public Link, public std::enable_shared_from_this<Connec
   beast::http::request<beast::http::string_body> last_message_;
   bool idle_ = true;       // on the strand: waiting for a request's first byte
   bool upgraded_ = false;  // on the strand: stream_ was handed to a WebSocket
-  // The watch of the request being answered, whose fields its head carries; null before the
-  // handler ran (an error answered while reading) and without a watcher.
+  // The watch of the answer being written (a handler's, or a refusal's while reading), whose
+  // fields its head carries; null between answers and without a watcher.
   const RequestWatch* watch_ = nullptr;
 };
 

@@ -34,8 +34,9 @@ class RequestWatch {
   // The handler's response; headers may be added (they go out with it, deferred or not).
   virtual void handled(Response& response) = 0;
   // Fields of the watch's own for the answer's head, appended to `head` as "Name: value\r\n"
-  // lines when the head is written (whole, deferred or streamed; a WebSocket's 101 is Beast's
-  // and has none): no list of headers, no allocation. Called at most once, after handled().
+  // lines when the head is written (whole, deferred or streamed; for a WebSocket's 101, which
+  // Beast writes, the connection hands the lines to Beast): no list of headers, no allocation.
+  // Called at most once, after handled().
   // REQUIRES of the watch: names are tokens, values hold no CR, LF or NUL.
   virtual void write_fields(std::string& head) const { (void)head; }
   virtual void ended(const Exchange& exchange) = 0;

@@ -78,12 +78,13 @@ bool Tracer::end_unread(RequestTrace& trace, double latency_ms, std::size_t own_
   const KeepReason reason =
       decide_keep(trace.sampled(), trace.failed(), latency_ms, options_.slow_ms);
   if (reason != KeepReason::kDropped && reason != KeepReason::kSampled) return false;
-  const bool refused = reason == KeepReason::kSampled && exporter_->exporting() &&
-                       exporter_->full(trace.span_count() + own_spans);
-  if (reason == KeepReason::kSampled && exporter_->exporting() && !refused) return false;
+  // Sampled with an exporter: unread only when its queue has no room for the spans.
+  const bool to_exporter = reason == KeepReason::kSampled && exporter_->exporting();
+  const std::size_t spans = to_exporter ? trace.span_count() + own_spans : 0;
+  if (to_exporter && !exporter_->full(spans)) return false;
   if (!trace.end_part_unfinished()) return false;  // not the last part after all: finish() counts
   if (obs::Counter* counter = traces_[static_cast<int>(reason)]) counter->increment();
-  if (refused) exporter_->refuse(trace.span_count() + own_spans);
+  if (to_exporter) exporter_->refuse(spans);
   return true;
 }
 
