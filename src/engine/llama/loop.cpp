@@ -137,6 +137,14 @@ void Loop::run() {
             "{:.0f} ms), the rest {:.0f} ms",
             iteration * 1e3, step_ms, last_step_tokens_, predicted_ms, iteration * 1e3 - step_ms);
       }
+      // Every iteration at the trace level: what the capacity planner's iteration costs are
+      // fitted to (iteration_cost.h), for checking that fit against the engine's own record.
+      spdlog::trace(
+          "iteration: {:.3f} ms, step {:.3f} ms, {} decode + {} prompt tokens, {}, "
+          "{} running, {}",
+          iteration * 1e3, step_ms, last_decode_tokens_, last_step_tokens_ - last_decode_tokens_,
+          last_step_split_ ? "split" : "one call", running_.size(),
+          idle ? "idle after" : "busy after");
       // An iteration that went on to the next without waiting for work: what it cost.
       if (!idle && last_step_costed_) {
         cost_.record_iteration(last_decode_tokens_, last_step_tokens_ - last_decode_tokens_,
