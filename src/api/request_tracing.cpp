@@ -56,10 +56,6 @@ class TracedRequest final : public http::RequestWatch {
     trace_ = tracer.start(parents == 1 ? parent : std::string_view(), state);
     // Without a usable X-Request-Id of the caller's the request's id is its root span's.
     if (usable_request_id(given_id)) trace_->set_request_id(std::string(given_id));
-    // HTTP conventions: "HTTP" when the method is not known (an answer given before the
-    // request line was read whole).
-    root_ = trace_->begin_root(request.method.empty() ? "HTTP" : request.method,
-                               trace::SpanKind::kServer);
     scope_.emplace(trace_.get(), trace::SpanId{});
   }
 
@@ -94,52 +90,61 @@ class TracedRequest final : public http::RequestWatch {
   void ended(const http::Exchange& exchange) override {
     ended_ = true;
     scope_.reset();
-    root_.end_ns = trace_->now_ns();
+    const std::int64_t start_ns = trace_->start_ns(), end_ns = trace_->now_ns();
     // HTTP conventions: error.type for every 4xx and 5xx, the error status for a 5xx only (a
     // 4xx is the caller's fault, not the server's). Either is kept as a failed request, so a
     // refusal (429, 503, a 400) is in the ring an operator looks at.
     if (exchange.status >= 400) trace_->mark_failed();
     if (exchange.streamed && exchange.first_byte != std::chrono::steady_clock::time_point{}) {
       // A stream's latency is how long its first byte took; the rest is its length.
-      trace_->set_latency_ms(
-          static_cast<double>(trace_->unix_ns(exchange.first_byte) - root_.start_ns) / 1e6);
+      trace_->set_latency_ms(static_cast<double>(trace_->unix_ns(exchange.first_byte) - start_ns) /
+                             1e6);
     }
-    const double latency_ms =
-        trace_->latency_ms() >= 0 ? trace_->latency_ms() : root_.duration_ms();
+    const double latency_ms = trace_->latency_ms() >= 0
+                                  ? trace_->latency_ms()
+                                  : static_cast<double>(end_ns - start_ns) / 1e6;
     // A trace nobody will read (dropped, or refused by a full export queue) ends here, its
-    // SERVER span never described nor added: most of what a dropped request's tracing costs.
+    // SERVER span never made: most of what a dropped request's tracing costs.
     if (tracer_.end_unread(*trace_, latency_ms, 1)) return;
-    describe(exchange);
-    trace_->add(std::move(root_));
+    // Named by the route ("POST /v1/answer") once one matched, else by the method, or "HTTP"
+    // when that is not known (an answer given before the request line was read whole).
+    auto [route, tenant] = trace_->labels();
+    trace::SpanRecord root = trace_->begin_root(!route.empty()            ? std::move(route)
+                                                : request_.method.empty() ? "HTTP"
+                                                                          : request_.method,
+                                                trace::SpanKind::kServer);
+    root.end_ns = end_ns;
+    describe(root, tenant, exchange);
+    trace_->add(std::move(root));
     trace_->end_part();
   }
 
  private:
-  // The SERVER span's name, attributes, events and status.
-  void describe(const http::Exchange& exchange) {
-    const auto [route, tenant] = trace_->labels();  // route: "POST /v1/answer" once matched
-    if (!route.empty()) root_.name = route;
-    root_.attributes.reserve(kRootAttributes);
-    if (!request_.method.empty()) root_.set("http.request.method", request_.method);
-    if (!request_.path.empty()) root_.set("url.path", request_.path);
-    root_.set("url.scheme", scheme_);
+  // The SERVER span's attributes, events and status.
+  void describe(trace::SpanRecord& root, const std::string& tenant,
+                const http::Exchange& exchange) {
+    const std::string& route = root.name;  // "POST /v1/answer" once a route matched
+    root.attributes.reserve(kRootAttributes);
+    if (!request_.method.empty()) root.set("http.request.method", request_.method);
+    if (!request_.path.empty()) root.set("url.path", request_.path);
+    root.set("url.scheme", scheme_);
     if (const std::size_t space = route.find(' '); space != std::string::npos)
-      root_.set("http.route", std::string_view(route).substr(space + 1));
-    root_.set("network.protocol.version", "1.1");
-    root_.set("client.address", client_address(request_.remote));
+      root.set("http.route", std::string_view(route).substr(space + 1));
+    root.set("network.protocol.version", "1.1");
+    root.set("client.address", client_address(request_.remote));
     if (const auto agent = request_.header("user-agent"); !agent.empty())
-      root_.set("user_agent.original", agent);
-    if (exchange.status != 0) root_.set("http.response.status_code", exchange.status);
+      root.set("user_agent.original", agent);
+    if (exchange.status != 0) root.set("http.response.status_code", exchange.status);
     if (exchange.body_bytes > 0)
-      root_.set("http.response.body.size", static_cast<std::int64_t>(exchange.body_bytes));
-    if (!tenant.empty()) root_.set("supportd.tenant", tenant);
+      root.set("http.response.body.size", static_cast<std::int64_t>(exchange.body_bytes));
+    if (!tenant.empty()) root.set("supportd.tenant", tenant);
     // A request id of its own is the span's id: said once, by the span.
-    if (trace_->has_given_request_id()) root_.set("supportd.request_id", trace_->request_id());
-    if (!exchange.written) root_.events.push_back({root_.end_ns, "client went away", {}});
+    if (trace_->has_given_request_id()) root.set("supportd.request_id", trace_->request_id());
+    if (!exchange.written) root.events.push_back({root.end_ns, "client went away", {}});
     if (exchange.status >= 500) {
-      root_.fail(std::to_string(exchange.status), "");
+      root.fail(std::to_string(exchange.status), "");
     } else if (exchange.status >= 400) {
-      root_.set("error.type", std::to_string(exchange.status));
+      root.set("error.type", std::to_string(exchange.status));
     }
   }
 
@@ -147,7 +152,6 @@ class TracedRequest final : public http::RequestWatch {
   const http::Request& request_;
   const std::string scheme_;  // url.scheme: "http" or "https"
   std::shared_ptr<trace::RequestTrace> trace_;
-  trace::SpanRecord root_;
   std::optional<trace::Scope> scope_;
   bool ended_ = false;
 };
@@ -161,10 +165,8 @@ http::RequestWatcher make_request_watcher(trace::Tracer& tracer, std::string sch
   };
 }
 
-void name_route(const http::Request& request, const std::string& pattern) {
-  if (trace::RequestTrace* current = trace::current().trace) {
-    current->set_route(request.method + " " + pattern);
-  }
+void name_route(const http::Request&, const std::string& route_name) {
+  if (trace::RequestTrace* current = trace::current().trace) current->set_route(route_name);
 }
 
 void tag_tenant(const std::string& tenant) {

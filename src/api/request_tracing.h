@@ -22,8 +22,8 @@ namespace supportd::api {
 // speaks TLS (url.scheme). REQUIRES: `tracer` outlives the server.
 http::RequestWatcher make_request_watcher(obs::trace::Tracer& tracer, std::string scheme = "http");
 
-// Router::on_match: names the current request's trace after its route.
-void name_route(const http::Request& request, const std::string& pattern);
+// Router::on_match: names the current request's trace after its route ("POST /v1/answer").
+void name_route(const http::Request& request, const std::string& route_name);
 
 // Tags the current request's trace (if any) with its tenant, once the caller is known.
 void tag_tenant(const std::string& tenant);

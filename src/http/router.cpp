@@ -23,7 +23,9 @@ std::vector<std::string_view> split_path(std::string_view path) {
 }  // namespace
 
 void Router::add(std::string method, std::string pattern, Handler handler) {
-  Route route{std::move(method), pattern, {}, std::move(handler)};
+  Route route{std::move(method), pattern, {}, {}, {}, std::move(handler)};
+  route.name = route.method + " " + pattern;
+  if (route.method == "GET") route.head_name = "HEAD " + pattern;
   for (auto segment : split_path(pattern))
     route.segments.emplace_back(segment);
   routes_.push_back(std::move(route));
@@ -47,14 +49,15 @@ bool Router::match(const Route& route, const std::vector<std::string_view>& path
 Response Router::dispatch(Request& request) const {
   const auto path = split_path(request.path);
   // HEAD is GET without the body (the connection leaves it out).
-  const std::string method = request.method == "HEAD" ? "GET" : request.method;
+  const std::string_view method =
+      request.method == "HEAD" ? std::string_view("GET") : std::string_view(request.method);
   std::string allowed;
   for (const auto& route : routes_) {
     Headers params;
     if (!match(route, path, &params)) continue;
     if (route.method == method) {
       request.params = std::move(params);
-      if (matched_) matched_(request, route.pattern);
+      if (matched_) matched_(request, request.method == "HEAD" ? route.head_name : route.name);
       return route.handler(request);
     }
     allowed += (allowed.empty() ? "" : ", ") + route.method;

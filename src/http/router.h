@@ -20,9 +20,11 @@ class Router {
   // to add the CORS headers that let an allowed page read them).
   using Label = std::function<void(const Request& request, Response& response)>;
 
-  // Called with the route's pattern just before its handler runs (e.g. for the route's name in
-  // traces and logs, "/v1/sessions/{session}/messages" rather than the path).
-  using Matched = std::function<void(const Request& request, const std::string& pattern)>;
+  // Called with the route's name just before its handler runs: the request's method and the
+  // route's pattern, "POST /v1/sessions/{session}/messages" rather than the path (e.g. for
+  // the name of the request's span in traces and logs; HEAD on a GET route is "HEAD ...").
+  // Made once per route when it is added, not per request.
+  using Matched = std::function<void(const Request& request, const std::string& route_name)>;
 
   void add(std::string method, std::string pattern, Handler handler);
   void label_misses(Label label) { label_misses_ = std::move(label); }
@@ -34,6 +36,8 @@ class Router {
     std::string method;
     std::string pattern;
     std::vector<std::string> segments;  // "{x}" segments capture
+    std::string name;                   // "METHOD pattern"
+    std::string head_name;              // "HEAD pattern" for a GET route, else empty
     Handler handler;
   };
   static bool match(const Route& route, const std::vector<std::string_view>& path, Headers* params);

@@ -1,8 +1,12 @@
 // The router: literal and captured segments, JSON errors for unknown paths and methods (valid JSON
-// even for a path that is not UTF-8), HEAD served by the GET route, query parameters decoded.
+// even for a path that is not UTF-8), HEAD served by the GET route, the matched route named for
+// traces, query parameters decoded.
 #include "http/router.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 #include <boost/json.hpp>
 
@@ -66,6 +70,30 @@ TEST(Router, HeadGoesToTheGetRoute) {
   const Response refused = router.dispatch(post_only);
   EXPECT_EQ(refused.status, 405);
   EXPECT_EQ(refused.headers[0].second, "POST");
+}
+
+TEST(Router, NamesTheMatchedRouteByMethodAndPatternBeforeItsHandler) {
+  Router router;
+  std::vector<std::string> names;
+  router.on_match([&](const Request&, const std::string& name) { names.push_back(name); });
+  router.add("GET", "/v1/models", [&](Request&) {
+    names.push_back("handler");  // after its name
+    return Response::text(200, "models");
+  });
+  router.add("POST", "/v1/sessions/{id}/messages",
+             [](Request&) { return Response::text(200, ""); });
+  auto get = request("GET", "/v1/models");
+  router.dispatch(get);
+  auto head = request("HEAD", "/v1/models");
+  router.dispatch(head);
+  auto post = request("POST", "/v1/sessions/abc/messages");
+  router.dispatch(post);
+  auto missing = request("GET", "/nope");  // no route: nothing is named
+  router.dispatch(missing);
+  auto wrong = request("DELETE", "/v1/models");
+  router.dispatch(wrong);
+  EXPECT_EQ(names, (std::vector<std::string>{"GET /v1/models", "handler", "HEAD /v1/models",
+                                             "handler", "POST /v1/sessions/{id}/messages"}));
 }
 
 TEST(Request, DecodesQueryParameters) {

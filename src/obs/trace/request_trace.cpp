@@ -51,9 +51,9 @@ std::string RequestTrace::traceparent() const {
   return format_traceparent(trace_id_, root_id_, sampled_ ? kSampledFlag : 0);
 }
 
-void RequestTrace::set_route(std::string route) {
+void RequestTrace::set_route(std::string_view route) {
   std::lock_guard lock(mutex_);
-  route_ = std::move(route);
+  route_.assign(route);
 }
 
 std::string RequestTrace::route() const {

@@ -54,7 +54,7 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   std::string request_id() const { return request_id_.empty() ? root_id_.hex() : request_id_; }
   // The route ("POST /v1/answer", once matched) and the tenant (after authentication); each
   // may be set and read from any thread.
-  void set_route(std::string route);
+  void set_route(std::string_view route);
   std::string route() const;
   void set_tenant(std::string tenant);
   std::string tenant() const;
@@ -117,6 +117,8 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
     return anchor_unix_ns_ + (at - anchor_).count();
   }
   std::int64_t now_ns() const { return unix_ns(std::chrono::steady_clock::now()); }
+  // When the trace started (its root span's start), in Unix nanoseconds.
+  std::int64_t start_ns() const { return anchor_unix_ns_; }
 
   // --- for the tracer, at the end ---
   // Runs the end hooks (at_end), then takes the spans: one lock when no hook was set.

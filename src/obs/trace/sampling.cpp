@@ -26,6 +26,7 @@ RatioSampler::RatioSampler(double ratio)
 
 bool RatioSampler::sample(const SpanContext* parent, const TraceId& trace_id) const {
   if (parent != nullptr) return parent->sampled();
+  if (threshold_ >= kRandomRange) return true;  // every trace (the id's bits are not read)
   return random_bits(trace_id) < threshold_;
 }
 
