@@ -35,6 +35,20 @@ TlsStream& readable(TlsStream& stream) {
   return stream;
 }
 
+// What a request's head says, into `request`: its request line when one was read (method,
+// target, the target's path percent-decoded, its query) and its fields (names in lower case).
+void take_head(const bhttp::request_header<>& head, Request& request) {
+  if (!head.method_string().empty()) {
+    request.method = std::string(head.method_string());
+    request.target = std::string(head.target());
+    const std::size_t question = request.target.find('?');
+    request.path = percent_decode(std::string_view(request.target).substr(0, question), false);
+    if (question != std::string::npos) request.query = request.target.substr(question + 1);
+  }
+  for (const auto& field : head)
+    request.headers.emplace_back(lower_case(field.name_string()), std::string(field.value()));
+}
+
 }  // namespace
 
 template <typename Stream>
@@ -191,14 +205,7 @@ net::awaitable<bool> Connection<Stream>::read_request(Request& request, bool& ke
   // A local, not a temporary in the co_await: GCC 12 destroys such temporaries twice.
   Request seen;
   const auto headers_read = [&parser, &seen]() -> const Request& {
-    if (!parser.get().method_string().empty()) {  // its request line, for the answer's span
-      seen.method = std::string(parser.get().method_string());
-      seen.target = std::string(parser.get().target());
-      seen.path =
-          percent_decode(std::string_view(seen.target).substr(0, seen.target.find('?')), false);
-    }
-    for (const auto& field : parser.get())
-      seen.headers.emplace_back(lower_case(field.name_string()), std::string(field.value()));
+    take_head(parser.get(), seen);
     return seen;
   };
   if (!ec && !refusal) refusal = check_framing(parser.get(), parser.chunked());
@@ -241,18 +248,12 @@ net::awaitable<bool> Connection<Stream>::read_request(Request& request, bool& ke
   auto& message = last_message_;
   keep_alive = message.keep_alive();
   request.websocket_upgrade = beast::websocket::is_upgrade(message);
-  request.method = std::string(message.method_string());
-  request.target = std::string(message.target());
+  take_head(message, request);
   if (request.target.empty() || request.target.front() != '/') {
-    co_await write_error(400, "request target must be an absolute path", "bad_request",
-                         headers_read());
+    // The request as read (the parser's message was released into it: headers_read() would
+    // find nothing), so that the answer carries its CORS headers and its span its method.
+    co_await write_error(400, "request target must be an absolute path", "bad_request", request);
     co_return false;
-  }
-  const std::size_t question = request.target.find('?');
-  request.path = percent_decode(std::string_view(request.target).substr(0, question), false);
-  if (question != std::string::npos) request.query = request.target.substr(question + 1);
-  for (const auto& field : message) {
-    request.headers.emplace_back(lower_case(field.name_string()), std::string(field.value()));
   }
   request.body = message.body();
   request.remote = remote_;

@@ -49,15 +49,15 @@ bool Router::match(const Route& route, const std::vector<std::string_view>& path
 Response Router::dispatch(Request& request) const {
   const auto path = split_path(request.path);
   // HEAD is GET without the body (the connection leaves it out).
-  const std::string_view method =
-      request.method == "HEAD" ? std::string_view("GET") : std::string_view(request.method);
+  const bool head = request.method == "HEAD";
+  const std::string_view method = head ? std::string_view("GET") : std::string_view(request.method);
   std::string allowed;
   for (const auto& route : routes_) {
     Headers params;
     if (!match(route, path, &params)) continue;
     if (route.method == method) {
       request.params = std::move(params);
-      if (matched_) matched_(request, request.method == "HEAD" ? route.head_name : route.name);
+      if (matched_) matched_(request, head ? route.head_name : route.name);
       return route.handler(request);
     }
     allowed += (allowed.empty() ? "" : ", ") + route.method;

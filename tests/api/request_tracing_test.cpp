@@ -272,6 +272,28 @@ TEST_F(RequestTracing, AnAnswerGivenBeforeAnyRouteIsTracedToo) {
   EXPECT_EQ(span->attributes.at("url.path"), "/v1/chat/completions");
 }
 
+TEST_F(RequestTracing, ARequestWhoseTargetIsNoPathIsTracedWithItsMethod) {
+  if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  serve(60000, /*sample_ratio=*/0);  // only failures are kept
+  const std::string caller = std::string("00-") + kCallerTrace + "-" + kCallerSpan + "-01";
+  // Refused once the request was read whole: its head (method, fields) is still the answer's.
+  const auto refused = testing::http_request(server_->port(), "GET", "http://example.com/v1/models",
+                                             "", {{"traceparent", caller}});
+  ASSERT_EQ(refused.status, 400) << refused.body;
+  const std::string parent = refused.header("traceparent");
+  ASSERT_EQ(parent.size(), 55u) << parent;
+  EXPECT_EQ(parent.substr(3, 32), kCallerTrace);
+
+  const auto spans = exported();
+  const auto span = std::find_if(spans.begin(), spans.end(), [&](const DecodedSpan& s) {
+    return s.span_id == parent.substr(36, 16);
+  });
+  ASSERT_NE(span, spans.end()) << spans.size() << " spans";
+  EXPECT_EQ(span->parent_span_id, kCallerSpan);
+  EXPECT_EQ(span->name, "GET");  // no route, but the method was read
+  EXPECT_EQ(span->attributes.at("http.response.status_code"), "400");
+}
+
 TEST_F(RequestTracing, SlowRequestsAreListedWithTheirStagesAndShownWhole) {
   serve(0.001);  // every request is slow
   const auto r = testing::http_request(server_->port(), "POST", "/v1/chat/completions",
