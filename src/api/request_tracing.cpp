@@ -2,9 +2,11 @@
 #include "api/request_tracing.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "obs/trace/current.h"
+#include "obs/trace/otlp_encoder.h"
 #include "obs/trace/tracer.h"
 
 namespace supportd::api {
@@ -108,28 +110,40 @@ class TracedRequest final : public http::RequestWatch {
     if (tracer_.end_unread(*trace_, latency_ms, 1)) return;
     // Named by the route ("POST /v1/answer") once one matched, else by the method, or "HTTP"
     // when that is not known (an answer given before the request line was read whole).
-    auto [route, tenant] = trace_->labels();
-    trace::SpanRecord root = trace_->begin_root(!route.empty()            ? std::move(route)
-                                                : request_.method.empty() ? "HTTP"
-                                                                          : request_.method,
-                                                trace::SpanKind::kServer);
+    const trace::RequestTrace::Labels labels = trace_->labels();
+    const std::string& tenant = labels.tenant;
+    const std::string_view name = !labels.route.empty()     ? std::string_view(labels.route)
+                                  : request_.method.empty() ? std::string_view("HTTP")
+                                                            : std::string_view(request_.method);
+    // A trace only the exporter will read: its SERVER span is encoded as it is described,
+    // straight into the export batch, never made as a record.
+    const auto encode_root = [&](trace::ProtobufWriter& out, const trace::ExportedTrace& ids) {
+      trace::SpanEncoder root(out, ids, trace_->root_id(), trace_->remote_parent(), name,
+                              trace::SpanKind::kServer, start_ns, end_ns);
+      describe(root, name, tenant, exchange, end_ns);
+      root.finish();
+    };
+    if (tracer_.end_exported(*trace_, latency_ms, {.count = 1, .write = std::cref(encode_root)}))
+      return;
+    trace::SpanRecord root = trace_->begin_root(std::string(name), trace::SpanKind::kServer);
     root.end_ns = end_ns;
-    describe(root, tenant, exchange);
+    root.attributes.reserve(kRootAttributes);
+    describe(root, name, tenant, exchange, end_ns);
     trace_->add(std::move(root));
     trace_->end_part();
   }
 
  private:
-  // The SERVER span's attributes, events and status.
-  void describe(trace::SpanRecord& root, const std::string& tenant,
-                const http::Exchange& exchange) {
-    const std::string& route = root.name;  // "POST /v1/answer" once a route matched
-    root.attributes.reserve(kRootAttributes);
+  // The SERVER span's attributes, status and events, into a record or an encoder (the same
+  // calls). `name`: the span's ("POST /v1/answer" once a route matched).
+  template <typename Span>
+  void describe(Span& root, std::string_view name, const std::string& tenant,
+                const http::Exchange& exchange, std::int64_t end_ns) const {
     if (!request_.method.empty()) root.set("http.request.method", request_.method);
     if (!request_.path.empty()) root.set("url.path", request_.path);
     root.set("url.scheme", scheme_);
-    if (const std::size_t space = route.find(' '); space != std::string::npos)
-      root.set("http.route", std::string_view(route).substr(space + 1));
+    if (const std::size_t space = name.find(' '); space != std::string_view::npos)
+      root.set("http.route", name.substr(space + 1));
     root.set("network.protocol.version", "1.1");
     root.set("client.address", client_address(request_.remote));
     if (const auto agent = request_.header("user-agent"); !agent.empty())
@@ -140,12 +154,18 @@ class TracedRequest final : public http::RequestWatch {
     if (!tenant.empty()) root.set("supportd.tenant", tenant);
     // A request id of its own is the span's id: said once, by the span.
     if (trace_->has_given_request_id()) root.set("supportd.request_id", trace_->request_id());
-    if (!exchange.written) root.events.push_back({root.end_ns, "client went away", {}});
     if (exchange.status >= 500) {
       root.fail(std::to_string(exchange.status), "");
     } else if (exchange.status >= 400) {
       root.set("error.type", std::to_string(exchange.status));
     }
+    if (!exchange.written) add_event(root, end_ns, "client went away");
+  }
+  static void add_event(trace::SpanRecord& span, std::int64_t time_ns, const char* name) {
+    span.events.push_back({time_ns, name, {}});
+  }
+  static void add_event(trace::SpanEncoder& span, std::int64_t time_ns, const char* name) {
+    span.event(time_ns, name, {});
   }
 
   trace::Tracer& tracer_;

@@ -186,6 +186,51 @@ TEST_F(RequestTracing, AChatCompletionExportsItsSpanTreeUnderTheCallersSpan) {
             std::to_string(usage.at("completion_tokens").as_int64()));
 }
 
+// A request nothing but the exporter reads (sampled, neither failed nor slow, no part left
+// running) has its SERVER span encoded where it is described, never made as a record: the
+// collector must see the same span, every attribute included.
+TEST_F(RequestTracing, ARequestOnlyExportedHasItsServerSpanWrittenWhole) {
+  if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  serve(60000);
+  const std::string parent = std::string("00-") + kCallerTrace + "-" + kCallerSpan + "-01";
+  const auto r = testing::http_request(server_->port(), "GET", "/v1/models", "",
+                                       {{"traceparent", parent},
+                                        {"tracestate", "vendor=abc"},
+                                        {"user-agent", "probe/1.0"},
+                                        {"x-request-id", "order-42"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string answered = r.header("traceparent");
+  ASSERT_EQ(answered.size(), 55u) << answered;
+
+  const auto spans = exported();
+  ASSERT_EQ(spans.size(), 1u);  // the route makes no span of its own
+  const DecodedSpan& server = spans.front();
+  EXPECT_EQ(server.name, "GET /v1/models");
+  EXPECT_EQ(server.trace_id, kCallerTrace);
+  EXPECT_EQ(server.span_id, answered.substr(36, 16));
+  EXPECT_EQ(server.parent_span_id, kCallerSpan);
+  EXPECT_EQ(server.trace_state, "vendor=abc");
+  EXPECT_EQ(server.kind, "SPAN_KIND_SERVER");
+  EXPECT_EQ(server.status_code, "");
+  EXPECT_TRUE(server.events.empty());
+  EXPECT_LT(server.start_ns, server.end_ns);
+  const std::map<std::string, std::string> expected{
+      {"http.request.method", "GET"},
+      {"url.path", "/v1/models"},
+      {"url.scheme", "http"},
+      {"http.route", "/v1/models"},
+      {"network.protocol.version", "1.1"},
+      {"client.address", "127.0.0.1"},
+      {"user_agent.original", "probe/1.0"},
+      {"http.response.status_code", "200"},
+      {"http.response.body.size", std::to_string(r.body.size())},
+      {"supportd.request_id", "order-42"}};
+  EXPECT_EQ(server.attributes, expected);
+  const auto trace_id = obs::trace::TraceId::from_hex(server.trace_id);
+  ASSERT_TRUE(trace_id);
+  EXPECT_EQ(tracer_->ring().find(*trace_id), nullptr);  // exported, not kept
+}
+
 TEST_F(RequestTracing, AMissingOrMalformedTraceparentStartsANewTraceNeverAnError) {
   serve(60000);
   for (const std::string bad : {"", "00-zz-00f067aa0ba902b7-01",

@@ -62,70 +62,118 @@ void write_value(ProtobufWriter& w, int field, const AttributeValue& value) {
   w.end(any);
 }
 
-void write_attribute(ProtobufWriter& w, int field, std::string_view key,
-                     const AttributeValue& value) {
+void write_text_attribute(ProtobufWriter& w, int field, std::string_view key,
+                          std::string_view text) {
   // The common case, a short text: every length fits a byte and is known before writing, so
   // nothing is measured or moved afterwards (a SERVER span has a dozen of these).
-  if (const std::string* text = value.if_text(); text != nullptr && field < 16) {
-    const std::size_t any = 2 + text->size();           // AnyValue{string_value}
-    const std::size_t pair = 2 + key.size() + 2 + any;  // KeyValue{key, value}
-    if (pair < 0x80) {
-      w.begin_sized(field, pair);
-      w.bytes(kKey, key);
-      w.begin_sized(kValue, any);
-      w.bytes(kStringValue, *text);
-      return;
-    }
+  const std::size_t any = 2 + text.size();            // AnyValue{string_value}
+  const std::size_t pair = 2 + key.size() + 2 + any;  // KeyValue{key, value}
+  if (pair < 0x80 && field < 16) {
+    w.begin_sized(field, pair);
+    w.bytes(kKey, key);
+    w.begin_sized(kValue, any);
+    w.bytes(kStringValue, text);
+    return;
   }
+  const std::size_t at = w.begin(field);
+  w.bytes(kKey, key);
+  const std::size_t value = w.begin(kValue);
+  w.bytes(kStringValue, text);
+  w.end(value);
+  w.end(at);
+}
+
+void write_attribute(ProtobufWriter& w, int field, std::string_view key,
+                     const AttributeValue& value) {
+  if (const std::string* text = value.if_text()) return write_text_attribute(w, field, key, *text);
   const std::size_t pair = w.begin(field);
   w.bytes(kKey, key);
   write_value(w, kValue, value);
   w.end(pair);
 }
 
-void write_span(ProtobufWriter& w, const ExportedTrace& trace, const SpanRecord& span) {
-  const std::size_t message = w.begin(kSpans);
-  w.bytes(kTraceId, id_bytes(trace.trace_id));
-  w.bytes(kSpanId, id_bytes(span.span_id));
-  if (!trace.tracestate.empty()) w.bytes(kTraceState, trace.tracestate);
-  if (!span.parent_id.empty()) w.bytes(kParentSpanId, id_bytes(span.parent_id));
-  w.bytes(kName, span.name);
-  w.varint(kKind, static_cast<std::uint64_t>(span.kind));
-  w.fixed64(kStartTime, static_cast<std::uint64_t>(span.start_ns));
-  w.fixed64(kEndTime, static_cast<std::uint64_t>(span.end_ns));
-  for (const auto& attribute : span.attributes)
-    write_attribute(w, kAttributes, attribute.key, attribute.value);
-  for (const auto& event : span.events) {
-    const std::size_t e = w.begin(kEvents);
-    w.fixed64(kEventTime, static_cast<std::uint64_t>(event.time_ns));
-    w.bytes(kEventName, event.name);
-    for (const auto& attribute : event.attributes)
-      write_attribute(w, kEventAttributes, attribute.key, attribute.value);
-    w.end(e);
-  }
-  if (span.link) {
-    const std::size_t link = w.begin(kLinks);
-    w.bytes(kLinkTraceId, id_bytes(span.link->trace_id));
-    w.bytes(kLinkSpanId, id_bytes(span.link->span_id));
-    w.end(link);
-  }
-  if (span.status != StatusCode::kUnset || !span.status_message.empty()) {
-    const std::size_t status = w.begin(kStatus);
-    if (!span.status_message.empty()) w.bytes(kStatusMessage, span.status_message);
-    if (span.status != StatusCode::kUnset)
-      w.varint(kStatusCode, static_cast<std::uint64_t>(span.status));
-    w.end(status);
-  }
-  const bool remote = trace.remote_parent && span.span_id == trace.root_id;
-  w.fixed32(kFlags, trace.flags | kHasIsRemote | (remote ? kIsRemote : 0));
-  w.end(message);
-}
-
 }  // namespace
 
+SpanEncoder::SpanEncoder(ProtobufWriter& out, const ExportedTrace& trace, const SpanId& span_id,
+                         const SpanId& parent_id, std::string_view name, SpanKind kind,
+                         std::int64_t start_ns, std::int64_t end_ns)
+    : out_(out),
+      message_(out.begin(kSpans)),
+      remote_(trace.remote_parent && span_id == trace.root_id),
+      flags_(trace.flags) {
+  out_.bytes(kTraceId, id_bytes(trace.trace_id));
+  out_.bytes(kSpanId, id_bytes(span_id));
+  if (!trace.tracestate.empty()) out_.bytes(kTraceState, trace.tracestate);
+  if (!parent_id.empty()) out_.bytes(kParentSpanId, id_bytes(parent_id));
+  out_.bytes(kName, name);
+  out_.varint(kKind, static_cast<std::uint64_t>(kind));
+  out_.fixed64(kStartTime, static_cast<std::uint64_t>(start_ns));
+  out_.fixed64(kEndTime, static_cast<std::uint64_t>(end_ns));
+}
+
+void SpanEncoder::set(std::string_view key, std::string_view value) {
+  write_text_attribute(out_, kAttributes, key, value);
+}
+
+void SpanEncoder::set(std::string_view key, std::int64_t value) {
+  const std::size_t pair = out_.begin(kAttributes);
+  out_.bytes(kKey, key);
+  const std::size_t any = out_.begin(kValue);
+  out_.signed_varint(kIntValue, value);
+  out_.end(any);
+  out_.end(pair);
+}
+
+void SpanEncoder::set(std::string_view key, const AttributeValue& value) {
+  write_attribute(out_, kAttributes, key, value);
+}
+
+void SpanEncoder::fail(std::string_view error_type, std::string_view message) {
+  status(StatusCode::kError, message);
+  set("error.type", error_type);
+}
+
+void SpanEncoder::event(std::int64_t time_ns, std::string_view name,
+                        const std::vector<Attribute>& attributes) {
+  const std::size_t e = out_.begin(kEvents);
+  out_.fixed64(kEventTime, static_cast<std::uint64_t>(time_ns));
+  out_.bytes(kEventName, name);
+  for (const auto& attribute : attributes)
+    write_attribute(out_, kEventAttributes, attribute.key, attribute.value);
+  out_.end(e);
+}
+
+void SpanEncoder::link(const SpanLink& link) {
+  const std::size_t at = out_.begin(kLinks);
+  out_.bytes(kLinkTraceId, id_bytes(link.trace_id));
+  out_.bytes(kLinkSpanId, id_bytes(link.span_id));
+  out_.end(at);
+}
+
+void SpanEncoder::finish() {
+  if (status_ != StatusCode::kUnset || !status_message_.empty()) {
+    const std::size_t at = out_.begin(kStatus);
+    if (!status_message_.empty()) out_.bytes(kStatusMessage, status_message_);
+    if (status_ != StatusCode::kUnset)
+      out_.varint(kStatusCode, static_cast<std::uint64_t>(status_));
+    out_.end(at);
+  }
+  out_.fixed32(kFlags, flags_ | kHasIsRemote | (remote_ ? kIsRemote : 0));
+  out_.end(message_);
+}
+
 std::size_t encode_spans(const ExportedTrace& trace, ProtobufWriter& out) {
-  for (const auto& span : trace.spans)
-    write_span(out, trace, span);
+  for (const auto& span : trace.spans) {
+    SpanEncoder encoder(out, trace, span.span_id, span.parent_id, span.name, span.kind,
+                        span.start_ns, span.end_ns);
+    for (const auto& attribute : span.attributes)
+      encoder.set(attribute.key, attribute.value);
+    for (const auto& event : span.events)
+      encoder.event(event.time_ns, event.name, event.attributes);
+    if (span.link) encoder.link(*span.link);
+    encoder.status(span.status, span.status_message);
+    encoder.finish();
+  }
   return trace.spans.size();
 }
 

@@ -11,6 +11,7 @@
 // Pure functions: safe from any thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,46 @@ std::string encode_export_request(const Resource& resource, const Instrumentatio
 // Appends `trace`'s spans to `out` as the repeated `spans` field of a ScopeSpans; returns how
 // many were written.
 std::size_t encode_spans(const ExportedTrace& trace, ProtobufWriter& out);
+
+// One span written field by field straight into `out` (as one of encode_spans()'s), for a span
+// nobody but the exporter reads: its attributes are encoded as they are set, never held in a
+// SpanRecord (a SERVER span's dozen attributes were a list, its values' copies and a move into
+// the trace, on every request's path). encode_spans() writes each SpanRecord through it.
+// Set the attributes, then events and the link, then finish() once; the status may be set at
+// any time before finish().
+class SpanEncoder {
+ public:
+  SpanEncoder(ProtobufWriter& out, const ExportedTrace& trace, const SpanId& span_id,
+              const SpanId& parent_id, std::string_view name, SpanKind kind, std::int64_t start_ns,
+              std::int64_t end_ns);
+  SpanEncoder(const SpanEncoder&) = delete;
+  SpanEncoder& operator=(const SpanEncoder&) = delete;
+
+  // As SpanRecord's: an attribute (keys as there, string literals or other lasting text).
+  void set(std::string_view key, std::string_view value);
+  void set(std::string_view key, const char* value) { set(key, std::string_view(value)); }
+  void set(std::string_view key, std::int64_t value);
+  void set(std::string_view key, int value) { set(key, static_cast<std::int64_t>(value)); }
+  void set(std::string_view key, const AttributeValue& value);
+  // As SpanRecord::fail: status error with `message` (written by finish()), and error.type.
+  void fail(std::string_view error_type, std::string_view message);
+  void event(std::int64_t time_ns, std::string_view name, const std::vector<Attribute>& attributes);
+  void link(const SpanLink& link);
+  void status(StatusCode code, std::string_view message) {
+    status_ = code;
+    status_message_ = message;
+  }
+  // The status and the flags, then the span's length. REQUIRES: once, last.
+  void finish();
+
+ private:
+  ProtobufWriter& out_;
+  const std::size_t message_;  // begin()'s marker
+  const bool remote_;          // the span's parent is the remote caller's
+  const std::uint8_t flags_;
+  StatusCode status_ = StatusCode::kUnset;
+  std::string_view status_message_;
+};
 
 // The request around `spans`: the bytes of one or more encode_spans() calls, joined.
 std::string encode_export_request(const Resource& resource, const InstrumentationScope& scope,

@@ -57,9 +57,9 @@ OtlpExporter::~OtlpExporter() {
   shutdown(std::chrono::seconds(5));
 }
 
-bool OtlpExporter::enqueue(const ExportedTrace& trace) {
+bool OtlpExporter::enqueue(const ExportedTrace& trace, const OwnSpans* own) {
   if (client_ == nullptr) return false;
-  const std::size_t spans = trace.spans.size();
+  const std::size_t spans = trace.spans.size() + (own != nullptr ? own->count : 0);
   const std::size_t max_queue = options_->max_queue_spans;
   const std::size_t max_batch = options_->max_batch_spans;
   // A full queue refuses before any encoding and without a lock (while the collector is away
@@ -86,6 +86,7 @@ bool OtlpExporter::enqueue(const ExportedTrace& trace) {
     // Encoded here, while the spans are in this thread's cache, straight into the batch.
     if (lane->open.data().empty()) lane->open.pad(head_.room());
     encode_spans(trace, lane->open);
+    if (own != nullptr) own->write(lane->open, trace);
     lane->count += spans;
     if (lane->count >= max_batch) closed.push_back(take(*lane));
   }

@@ -62,10 +62,16 @@ class OtlpExporter {
   OtlpExporter& operator=(const OtlpExporter&) = delete;
 
   bool exporting() const { return client_ != nullptr; }
-  // Queues the trace's spans (encoded); false (counted as dropped) when the queue has no room,
-  // nothing is exported, or the exporter stopped. Never blocks on the network; the lock it
-  // takes is the calling thread's own.
-  bool enqueue(const ExportedTrace& trace);
+  // Spans of a trace that are never records: `count` of them, written by `write` straight into
+  // the batch after the trace's records (with SpanEncoder; `trace` gives the ids).
+  struct OwnSpans {
+    std::size_t count = 0;
+    std::function<void(ProtobufWriter& out, const ExportedTrace& trace)> write;
+  };
+  // Queues the trace's spans (encoded), and `own`'s after them when given; false (counted as
+  // dropped) when the queue has no room, nothing is exported, or the exporter stopped. Never
+  // blocks on the network; the lock it takes is the calling thread's own.
+  bool enqueue(const ExportedTrace& trace, const OwnSpans* own = nullptr);
   // Whether the queue has no room for `spans` more now (a hint: enqueue() decides).
   bool full(std::size_t spans) const {
     return client_ != nullptr &&

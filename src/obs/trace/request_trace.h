@@ -106,9 +106,13 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   // The same from a thread that must not do the finishing work (the engine's): the last part
   // hands the trace to the tracer's own thread.
   void end_part_elsewhere();
-  // Ends a part without finishing the trace (for Tracer::end_unread, which decides and counts
-  // in finish()'s place); true when it was the last.
-  bool end_part_unfinished() { return parts_.fetch_sub(1, std::memory_order_acq_rel) == 1; }
+  // Ends the caller's part without finishing the trace when it is the last one (for
+  // Tracer::end_unread and end_exported, which decide and count in finish()'s place): true.
+  // Otherwise nothing changes: false.
+  bool end_part_unfinished() {
+    int last = 1;
+    return parts_.compare_exchange_strong(last, 0, std::memory_order_acq_rel);
+  }
 
   // --- time ---
   // Unix nanoseconds of a steady-clock instant, anchored at the trace's start (the system

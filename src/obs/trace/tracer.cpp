@@ -82,9 +82,25 @@ bool Tracer::end_unread(RequestTrace& trace, double latency_ms, std::size_t own_
   const bool to_exporter = reason == KeepReason::kSampled && exporter_->exporting();
   const std::size_t spans = to_exporter ? trace.span_count() + own_spans : 0;
   if (to_exporter && !exporter_->full(spans)) return false;
-  if (!trace.end_part_unfinished()) return false;  // not the last part after all: finish() counts
+  if (!trace.end_part_unfinished()) return false;  // a part opened meanwhile: nothing happened
   if (obs::Counter* counter = traces_[static_cast<int>(reason)]) counter->increment();
   if (to_exporter) exporter_->refuse(spans);
+  return true;
+}
+
+bool Tracer::end_exported(RequestTrace& trace, double latency_ms,
+                          const OtlpExporter::OwnSpans& own) {
+  if (!exporter_->exporting() || !trace.ends_with_this_part()) return false;
+  if (decide_keep(trace.sampled(), trace.failed(), latency_ms, options_.slow_ms) !=
+      KeepReason::kSampled)
+    return false;
+  if (!trace.end_part_unfinished()) return false;
+  if (obs::Counter* counter = traces_[static_cast<int>(KeepReason::kSampled)]) counter->increment();
+  const ExportedTrace exported{
+      trace.trace_id(),          trace.root_id(),
+      trace.has_remote_parent(), static_cast<std::uint8_t>(trace.sampled() ? kSampledFlag : 0),
+      trace.tracestate(),        trace.take_spans()};
+  exporter_->enqueue(exported, &own);  // a full queue counts the refusal
   return true;
 }
 

@@ -57,6 +57,15 @@ class Tracer {
   // (ends_with_this_part) may still fail: false, and nothing happened. For the request's owner,
   // at its end: a dropped request's SERVER span is never built, added or taken back.
   bool end_unread(RequestTrace& trace, double latency_ms, std::size_t own_spans);
+  // Ends `trace` at once when, ending now with `latency_ms`, it goes to the exporter and
+  // nowhere else (sampled, neither failed nor slow): its spans and the caller's `own` (spans
+  // the caller writes straight into the export batch, never made as records) are queued, the
+  // decision counted as finish() would count it, the caller's part ended without a finish, and
+  // true comes back. Otherwise (its part is not the last, or the trace is kept, logged or
+  // dropped) false, and nothing happened: the caller makes its spans as records. For the
+  // request's owner, at its end, after end_unread: the SERVER span of a request that is only
+  // exported is encoded where it is made.
+  bool end_exported(RequestTrace& trace, double latency_ms, const OtlpExporter::OwnSpans& own);
   // The request ended (its last part): the keep decision, the ring, the slow-request line,
   // the exporter. Called by RequestTrace::end_part.
   void finish(std::shared_ptr<RequestTrace> trace);
