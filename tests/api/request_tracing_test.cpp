@@ -231,6 +231,56 @@ TEST_F(RequestTracing, ARequestOnlyExportedHasItsServerSpanWrittenWhole) {
   EXPECT_EQ(tracer_->ring().find(*trace_id), nullptr);  // exported, not kept
 }
 
+// A kept-alive connection's requests reuse one watch and one trace object (no allocation on
+// the path): nothing of one request may reach the next.
+TEST_F(RequestTracing, RequestsOnOneConnectionEachGetATraceOfTheirOwn) {
+  if (auto why = testing::otlp_decoding_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  serve(60000);
+  testing::Connection connection(server_->port());
+  const std::string parent = std::string("00-") + kCallerTrace + "-" + kCallerSpan + "-01";
+  ASSERT_TRUE(connection.send("GET /v1/models HTTP/1.1\r\nHost: x\r\ntraceparent: " + parent +
+                              "\r\ntracestate: vendor=abc\r\nUser-Agent: probe/1.0\r\n"
+                              "X-Request-Id: order-42\r\n\r\n"));
+  const auto first = connection.read_response();
+  ASSERT_EQ(first.status, 200);
+  ASSERT_TRUE(connection.send("GET /v1/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto second = connection.read_response();
+  ASSERT_EQ(second.status, 404);
+  ASSERT_TRUE(connection.send("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto third = connection.read_response();
+  ASSERT_EQ(third.status, 200);
+  EXPECT_EQ(first.header("x-request-id"), "order-42");
+  for (const auto* r : {&second, &third}) {
+    const std::string answered = r->header("traceparent");
+    ASSERT_EQ(answered.size(), 55u);
+    EXPECT_NE(answered.substr(3, 32), kCallerTrace);  // a trace of its own
+    EXPECT_EQ(r->header("x-request-id"), answered.substr(36, 16));
+  }
+  EXPECT_NE(second.header("traceparent").substr(3, 32), third.header("traceparent").substr(3, 32));
+  connection.close();
+
+  const auto spans = exported();
+  ASSERT_EQ(spans.size(), 3u);
+  std::map<std::string, const DecodedSpan*> by_trace;
+  for (const auto& span : spans)
+    by_trace[span.trace_id] = &span;
+  const DecodedSpan* caller = by_trace[kCallerTrace];
+  ASSERT_NE(caller, nullptr);
+  EXPECT_EQ(caller->attributes.at("supportd.request_id"), "order-42");
+  const DecodedSpan* missing = by_trace[second.header("traceparent").substr(3, 32)];
+  ASSERT_NE(missing, nullptr);
+  EXPECT_EQ(missing->name, "GET");  // no route matched
+  EXPECT_EQ(missing->attributes.at("error.type"), "404");
+  const DecodedSpan* plain = by_trace[third.header("traceparent").substr(3, 32)];
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->name, "GET /v1/models");
+  EXPECT_EQ(plain->parent_span_id, "");
+  EXPECT_EQ(plain->trace_state, "");
+  EXPECT_EQ(plain->status_code, "");
+  for (const char* key : {"supportd.request_id", "user_agent.original", "error.type"})
+    EXPECT_FALSE(plain->attributes.contains(key)) << key;
+}
+
 TEST_F(RequestTracing, AMissingOrMalformedTraceparentStartsANewTraceNeverAnError) {
   serve(60000);
   for (const std::string bad : {"", "00-zz-00f067aa0ba902b7-01",

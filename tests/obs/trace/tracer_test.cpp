@@ -230,6 +230,46 @@ TEST(Tracer, EndsUnreadOnlyWhatNobodyWillReadAndCountsIt) {
   EXPECT_EQ(full.exporter().dropped_spans(), 2);
 }
 
+TEST(Tracer, EndsExportedOnlyATraceTheExporterAloneReads) {
+  auto sampled = options(1, 100);
+  ExporterOptions exporter;
+  exporter.url = parse_http_url("http://127.0.0.1:9/v1/traces", "test").value();
+  sampled.exporter = exporter;
+  obs::Registry registry;
+  Tracer tracer(sampled, &registry);
+  const auto stop = [&tracer] { tracer.shutdown(std::chrono::milliseconds(0)); };
+  int written = 0;
+  const OtlpExporter::OwnSpans own{.count = 1,
+                                   .write = [&written](ProtobufWriter& out, const ExportedTrace&) {
+                                     out.bytes(5, "root");
+                                     ++written;
+                                   }};
+  auto plain = tracer.start("", "");
+  plain->add(plain->begin_span("faq"));
+  EXPECT_TRUE(tracer.end_exported(*plain, 5, own));
+  EXPECT_EQ(written, 1);
+  EXPECT_FALSE(plain->end_part_unfinished());  // its part was ended
+  EXPECT_EQ(counted(registry, "sampled"), 1);
+  // Slow, failed, or with a part still open: kept or not over yet, so made as records.
+  auto slow = tracer.start("", "");
+  EXPECT_FALSE(tracer.end_exported(*slow, 250, own));
+  auto failed = tracer.start("", "");
+  failed->mark_failed();
+  EXPECT_FALSE(tracer.end_exported(*failed, 5, own));
+  auto outlived = tracer.start("", "");
+  outlived->open_part();
+  EXPECT_FALSE(tracer.end_exported(*outlived, 5, own));
+  EXPECT_EQ(written, 1);
+  EXPECT_FALSE(outlived->ends_with_this_part());          // nothing happened: both parts still open
+  for (auto* t : {&slow, &failed, &outlived, &outlived})  // outlived: two parts
+    (*t)->end_part();
+  Tracer unsampled(options(0, 100), nullptr);  // dropped: nothing to export
+  auto dropped = unsampled.start("", "");
+  EXPECT_FALSE(unsampled.end_exported(*dropped, 5, own));
+  dropped->end_part();
+  stop();  // nothing listens at the endpoint: the queued spans are dropped at once
+}
+
 TEST(Tracer, TheRingKeepsTheNewestWithinItsBound) {
   Tracer tracer(options(0, 1), nullptr);  // ring of 4
   std::vector<TraceId> ids;
