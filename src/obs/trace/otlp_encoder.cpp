@@ -116,12 +116,7 @@ void SpanEncoder::set(std::string_view key, std::string_view value) {
 }
 
 void SpanEncoder::set(std::string_view key, std::int64_t value) {
-  const std::size_t pair = out_.begin(kAttributes);
-  out_.bytes(kKey, key);
-  const std::size_t any = out_.begin(kValue);
-  out_.signed_varint(kIntValue, value);
-  out_.end(any);
-  out_.end(pair);
+  write_attribute(out_, kAttributes, key, AttributeValue::of(value));
 }
 
 void SpanEncoder::set(std::string_view key, const AttributeValue& value) {
