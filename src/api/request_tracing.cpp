@@ -159,13 +159,7 @@ class TracedRequest final : public http::RequestWatch {
     } else if (exchange.status >= 400) {
       root.set("error.type", std::to_string(exchange.status));
     }
-    if (!exchange.written) add_event(root, end_ns, "client went away");
-  }
-  static void add_event(trace::SpanRecord& span, std::int64_t time_ns, const char* name) {
-    span.events.push_back({time_ns, name, {}});
-  }
-  static void add_event(trace::SpanEncoder& span, std::int64_t time_ns, const char* name) {
-    span.event(time_ns, name, {});
+    if (!exchange.written) root.event(end_ns, "client went away");
   }
 
   trace::Tracer& tracer_;

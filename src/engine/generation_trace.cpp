@@ -80,10 +80,6 @@ SpanRecord& holder(std::vector<SpanRecord>& children, SpanRecord& generation, st
   return *found;
 }
 
-void event(SpanRecord& span, std::int64_t ns, const char* name) {
-  span.events.push_back(SpanEvent{ns, name, {}});
-}
-
 }  // namespace
 
 GenerationLabels generation_labels(const GenerationRequest& request, std::string model) {
@@ -143,11 +139,10 @@ SpanId add_generation_spans(obs::trace::RequestTrace& trace, SpanId parent,
     const int stamped = std::min(c.phases.chunk_count, Phases::kMaxChunks);
     for (int i = 0; i < stamped; ++i) {
       const auto& chunk = c.phases.chunks[static_cast<std::size_t>(i)];
-      prefill.events.push_back(SpanEvent{
-          b.at(chunk.end_ms),
-          "chunk",
+      prefill.event(
+          b.at(chunk.end_ms), "chunk",
           {{"supportd.chunk.tokens", AttributeValue::of(std::int64_t{chunk.tokens})},
-           {"supportd.chunk.ms", AttributeValue::of(double{chunk.end_ms - chunk.start_ms})}}});
+           {"supportd.chunk.ms", AttributeValue::of(double{chunk.end_ms - chunk.start_ms})}});
     }
     children.push_back(std::move(prefill));
   }
@@ -160,18 +155,18 @@ SpanId add_generation_spans(obs::trace::RequestTrace& trace, SpanId parent,
   for (int i = 0; i < pauses; ++i) {
     const auto& pause = c.phases.pauses[static_cast<std::size_t>(i)];
     const std::int64_t preempted = b.at(pause.preempted_ms);
-    event(holder(children, generation, preempted), preempted, "preempted");
+    holder(children, generation, preempted).event(preempted, "preempted");
     if (pause.resumed_ms >= 0) {
       const std::int64_t resumed = b.at(pause.resumed_ms);
-      event(holder(children, generation, resumed), resumed, "resumed");
+      holder(children, generation, resumed).event(resumed, "resumed");
     }
   }
   if (c.phases.pause_count > 0) generation.set("supportd.preemptions", c.phases.pause_count);
   if (c.phases.refused_ms >= 0)
-    event(children.front(), b.at(c.phases.refused_ms), "deadline_refused");
+    children.front().event(b.at(c.phases.refused_ms), "deadline_refused");
   if (c.reason == FinishReason::kCancelled) {
     const std::int64_t when = b.at(c.phases.cancelled_ms >= 0 ? c.phases.cancelled_ms : t.end);
-    event(holder(children, generation, when), when, "cancelled");
+    holder(children, generation, when).event(when, "cancelled");
   }
   const SpanId id = generation.span_id;
   trace.add(std::move(generation));
@@ -189,7 +184,7 @@ void add_refused_generation(obs::trace::RequestTrace& trace, SpanId parent,
   set_labels(generation, labels);
   generation.fail(error_code_name(error.code), error.message);
   SpanRecord queue = b.span("queue", generation.span_id, 0, 0);
-  event(queue, queue.start_ns, "refused");
+  queue.event(queue.start_ns, "refused");
   trace.add(std::move(generation));
   trace.add(std::move(queue));
 }

@@ -66,7 +66,8 @@ class SpanEncoder {
   void set(std::string_view key, const AttributeValue& value);
   // As SpanRecord::fail: status error with `message` (written by finish()), and error.type.
   void fail(std::string_view error_type, std::string_view message);
-  void event(std::int64_t time_ns, std::string_view name, const std::vector<Attribute>& attributes);
+  void event(std::int64_t time_ns, std::string_view name,
+             const std::vector<Attribute>& attributes = {});
   void link(const SpanLink& link);
   void status(StatusCode code, std::string_view message) {
     status_ = code;

@@ -118,6 +118,10 @@ struct SpanRecord {
   void set(const char* key, std::vector<std::string> value) {
     attributes.push_back({key, AttributeValue::of(std::move(value))});
   }
+  // Adds an event at `time_ns` (`name` a string literal).
+  void event(std::int64_t time_ns, const char* name, std::vector<Attribute> event_attributes = {}) {
+    events.push_back({time_ns, name, std::move(event_attributes)});
+  }
   // Status error with `message`, and the attribute error.type (a low-cardinality kind, e.g.
   // "deadline_exceeded", "500").
   void fail(std::string_view error_type, std::string_view message);

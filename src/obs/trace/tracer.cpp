@@ -34,6 +34,13 @@ std::string first_error(const std::vector<SpanRecord>& spans, const SpanRecord* 
   return text ? *text : std::string();
 }
 
+// The trace's ids and `spans`, as the exporter takes them.
+ExportedTrace exported_of(const RequestTrace& trace, std::vector<SpanRecord> spans) {
+  return {trace.trace_id(),          trace.root_id(),
+          trace.has_remote_parent(), static_cast<std::uint8_t>(trace.sampled() ? kSampledFlag : 0),
+          trace.tracestate(),        std::move(spans)};
+}
+
 }  // namespace
 
 Tracer::Tracer(TracerOptions options, obs::Registry* registry)
@@ -96,11 +103,8 @@ bool Tracer::end_exported(RequestTrace& trace, double latency_ms,
     return false;
   if (!trace.end_part_unfinished()) return false;
   if (obs::Counter* counter = traces_[static_cast<int>(KeepReason::kSampled)]) counter->increment();
-  const ExportedTrace exported{
-      trace.trace_id(),          trace.root_id(),
-      trace.has_remote_parent(), static_cast<std::uint8_t>(trace.sampled() ? kSampledFlag : 0),
-      trace.tracestate(),        trace.take_spans()};
-  exporter_->enqueue(exported, &own);  // a full queue counts the refusal
+  exporter_->enqueue(exported_of(trace, trace.take_spans()),
+                     &own);  // a full queue counts the refusal
   return true;
 }
 
@@ -127,10 +131,7 @@ void Tracer::finish(std::shared_ptr<RequestTrace> trace) {
   // full), so the ring can then take them without a copy. A vector's move keeps its elements
   // where they are: `root_span` stays valid.
   const SpanRecord* root_span = root != spans.end() ? &*root : nullptr;
-  ExportedTrace exported{
-      trace->trace_id(),          trace->root_id(),
-      trace->has_remote_parent(), static_cast<std::uint8_t>(trace->sampled() ? kSampledFlag : 0),
-      trace->tracestate(),        std::move(spans)};
+  ExportedTrace exported = exported_of(*trace, std::move(spans));
   if (exporter_->exporting()) exporter_->enqueue(exported);
   if (reason != KeepReason::kError && reason != KeepReason::kSlow) return;
   auto kept = std::make_shared<KeptTrace>();
