@@ -39,7 +39,12 @@ json::value iteration_cost_json(const engine::IterationCost& cost) {
                       {"requests", cost.requests},
                       {"prompt_tokens", cost.prompt_tokens},
                       {"output_tokens", cost.output_tokens},
-                      {"step_tokens", cost.step_tokens}};
+                      {"step_tokens", cost.step_tokens},
+                      {"totals", json::object{{"iterations", cost.iterations},
+                                              {"milliseconds", cost.totals.milliseconds},
+                                              {"decode_tokens", cost.totals.decode_tokens},
+                                              {"prompt_tokens", cost.totals.prompt_tokens},
+                                              {"splits", cost.totals.splits}}}};
 }
 
 // The load over the window, as `supportd capacity --url` reads it.

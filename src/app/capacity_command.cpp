@@ -44,6 +44,8 @@ struct CapacityFlags {
   double target_wait = 0, service_level = 0, target_mean_wait = 0, max_utilization = 0,
          headroom = 0;
   std::vector<double> growth{1, 1.2, 1.5, 2, 3, 4, 5};
+  double run_seconds = 0;
+  int run_repeats = 1;
   bool json = false;
   std::string html_path;
 };
@@ -249,6 +251,17 @@ Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) 
   if (c.count("--headroom") > 0 && !(f.headroom > 0 && f.headroom < 1))
     return Error::invalid("--headroom must be above 0 and below 1 (0.3: plan for 70% busy)");
   in.growth = f.growth;
+  if (c.count("--run-seconds") > 0) {
+    if (!in.station.batching) {
+      return Error::invalid(
+          "--run-seconds needs a simulated engine: --step-cost, or --url from a server that has "
+          "measured its iteration costs");
+    }
+    in.run_seconds = f.run_seconds;
+    in.run_repeats = f.run_repeats;
+  } else if (c.count("--run-repeats") > 0) {
+    return Error::invalid("--run-repeats goes with --run-seconds");
+  }
   return in;
 }
 
@@ -370,6 +383,15 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->default_str("1,1.2,1.5,2,3,4,5");
+  option("--run-seconds", f.run_seconds,
+         "With a simulated engine: how much a measured run of S seconds at today's rate varies "
+         "by chance (its mean and p95 wait over 200 simulated runs: 5th, 50th, 95th "
+         "percentiles), to read a measurement against",
+         "S", output);
+  option("--run-repeats", f.run_repeats,
+         "With --run-seconds: the runs a measurement averages (the spread of their mean)", "N",
+         output)
+      ->capture_default_str();
   c->add_flag("--json", f.json, "Print JSON instead of text")->group(output);
   option("--html", f.html_path, "Also write an HTML page with charts of wait against load", "FILE",
          output);

@@ -89,6 +89,10 @@ void IterationCostModel::record_iteration(int decode_tokens, int prompt_tokens, 
                                           double milliseconds) {
   // Exponentially weighted means and (co)variances, updated in one pass (West's algorithm).
   ++iterations_;
+  totals_.milliseconds += milliseconds;
+  totals_.decode_tokens += decode_tokens;
+  totals_.prompt_tokens += prompt_tokens;
+  totals_.splits += split ? 1 : 0;
   weight_ = weight_ * forget_ + 1;
   const double share = 1 / weight_;
   const double x[kRegressors] = {static_cast<double>(decode_tokens),
@@ -123,6 +127,7 @@ IterationCost IterationCostModel::snapshot() const {
   cost.output_tokens = mean_request_output_;
   cost.step_tokens = step_tokens_;
   cost.split_tokens = split_tokens_;
+  cost.totals = totals_;
   if (iterations_ == 0) return cost;
 
   enum { kDecode, kPrompt, kSplit };

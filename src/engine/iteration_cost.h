@@ -32,6 +32,15 @@ struct IterationCost {
   double prompt_tokens = 0;   // computed per request, recent mean
   double output_tokens = 0;   // generated per request, recent mean
   int step_tokens = 0;        // the engine's token budget per step
+  // Every iteration fitted since start, summed (never forgotten): with two readings, what any
+  // fixed costs predict for the iterations between them against what they took (a run's speed
+  // against a calibration: bench/capacity-backtest).
+  struct Totals {
+    double milliseconds = 0;
+    std::int64_t decode_tokens = 0;
+    std::int64_t prompt_tokens = 0;
+    std::int64_t splits = 0;
+  } totals;
 };
 
 class IterationCostModel {
@@ -64,6 +73,7 @@ class IterationCostModel {
   const int step_tokens_;
   const int split_tokens_;
   std::int64_t iterations_ = 0;
+  IterationCost::Totals totals_;
   double weight_ = 0;
   Vector mean_{};
   double mean_ms_ = 0;

@@ -24,6 +24,13 @@ bool non_negative(double value) {
   return std::isfinite(value) && value >= 0;
 }
 
+// The q-quantile of sorted values by nearest rank (as Performance::wait_quantile).
+double nearest_rank(const std::vector<double>& sorted, double q) {
+  const auto n = sorted.size();
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
+  return sorted[std::clamp<std::size_t>(rank, 1, n) - 1];
+}
+
 int whole_tokens(double tokens) {
   return std::max(1, static_cast<int>(std::lround(tokens)));
 }
@@ -245,6 +252,46 @@ Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arri
   result.ttft_mean_s = ttft / n;
   result.service_mean_s = service / n;
   return result;
+}
+
+Result<RunSpread> simulate_run_spread(const BatchingModel& model, double arrival_rate,
+                                      double seconds, int repeats, std::uint64_t seed,
+                                      int samples) {
+  const double arrivals = arrival_rate * seconds;
+  if (!std::isfinite(arrivals) || arrivals < 1 || arrivals > 1e6) {
+    return Error::invalid(
+        "a run must hold between 1 and a million arrivals on average (rate x seconds)",
+        "run-seconds");
+  }
+  if (repeats < 1 || repeats > 100)
+    return Error::invalid("runs averaged must be from 1 to 100", "run-repeats");
+  if (samples < 1) return Error::invalid("at least one sample", "samples");
+  RunSpread spread{seconds, repeats, samples};
+  std::vector<double> means, p95s;
+  SimulationOptions run;
+  run.requests = std::llround(arrivals);
+  run.warmup = 0;
+  for (int sample = 0; sample < samples; ++sample) {
+    double mean = 0, p95 = 0;
+    for (int r = 0; r < repeats; ++r) {
+      run.seed = seed * 1'000'003 + static_cast<std::uint64_t>(sample * repeats + r);
+      auto simulated = simulate_batching(model, arrival_rate, run);
+      if (!simulated) return simulated.error();
+      const std::vector<double>& waits = simulated->waits;
+      mean += simulated->mean_wait_s / repeats;
+      p95 += nearest_rank(waits, 0.95) / repeats;
+    }
+    means.push_back(mean);
+    p95s.push_back(p95);
+  }
+  std::sort(means.begin(), means.end());
+  std::sort(p95s.begin(), p95s.end());
+  for (int i = 0; const double q : {0.05, 0.5, 0.95}) {
+    spread.mean_wait_s[i] = nearest_rank(means, q);
+    spread.wait_p95_s[i] = nearest_rank(p95s, q);
+    ++i;
+  }
+  return spread;
 }
 
 }  // namespace supportd::plan

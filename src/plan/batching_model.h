@@ -23,6 +23,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -75,5 +76,28 @@ struct SimulationOptions {
 // or above batching_capacity (no steady state).
 Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arrival_rate,
                                          const SimulationOptions& options = {});
+
+// How much a measured run differs from the steady state by chance alone: near saturation the
+// waits of neighbours are correlated for many service times, so one run of minutes measures a
+// mean wait that may lie far from the long-run mean (bench/capacity-backtest reads its runs
+// against this). A run is `seconds` of Poisson arrivals at `arrival_rate` into an idle engine,
+// every arrival measured, as `supportd bench --rate R --duration S` sends them; a sample is the
+// mean over `repeats` such runs (each its own seed) of their mean wait and of their p95 wait.
+struct RunSpread {
+  double seconds = 0;
+  int repeats = 1;
+  int samples = 0;
+  // Percentiles 5, 50 and 95 over the samples.
+  std::array<double, 3> mean_wait_s{};
+  std::array<double, 3> wait_p95_s{};
+};
+
+constexpr int kRunSpreadSamples = 200;
+
+// kInvalidArgument as simulate_batching, or for seconds that hold no arrival on average (rate
+// x seconds below 1) or more than a million, or repeats outside 1 .. 100. Seeded.
+Result<RunSpread> simulate_run_spread(const BatchingModel& model, double arrival_rate,
+                                      double seconds, int repeats = 1, std::uint64_t seed = 1,
+                                      int samples = kRunSpreadSamples);
 
 }  // namespace supportd::plan

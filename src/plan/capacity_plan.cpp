@@ -135,6 +135,15 @@ Result<CapacityPlan> make_plan(PlanInputs inputs) {
     if (!row) return row.error();
     plan.growth.push_back(std::move(*row));
   }
+  if (in.run_seconds != 0) {
+    if (!in.station.batching)
+      return Error::invalid("a run's spread is simulated: it needs an engine to simulate",
+                            "run-seconds");
+    auto spread = simulate_run_spread(*in.station.batching, in.station.arrival_rate, in.run_seconds,
+                                      in.run_repeats);
+    if (!spread) return spread.error();
+    plan.run_spread = *spread;
+  }
   return plan;
 }
 

@@ -22,7 +22,11 @@ struct PlanInputs {
   // rates are scaled with the station's at each growth step.
   std::vector<ClassLoad> classes;
   std::vector<double> growth{1, 1.2, 1.5, 2, 3, 4, 5};  // load factors, each > 0
-  int slots_per_engine = 0;        // servers one engine holds (0: not known, no engine counts)
+  int slots_per_engine = 0;  // servers one engine holds (0: not known, no engine counts)
+  // Above 0 (with a simulated engine): how much a run of this many seconds at today's load
+  // varies by chance, averaged over run_repeats runs (batching_model.h, simulate_run_spread).
+  double run_seconds = 0;
+  int run_repeats = 1;
   std::string source;              // where the numbers come from, for the reader
   std::vector<std::string> notes;  // how each measured number was obtained or assumed
 };
@@ -47,6 +51,7 @@ struct CapacityPlan {
   int engines_needed = 0;
   std::optional<PriorityWaits> classes;
   std::vector<GrowthRow> growth;
+  std::optional<RunSpread> run_spread;  // when inputs.run_seconds > 0
 };
 
 // The plan. kInvalidArgument (from the checks of queue_model.h, staffing.h and

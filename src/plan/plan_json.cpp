@@ -101,6 +101,19 @@ std::string plan_json(const CapacityPlan& plan) {
     growth.push_back(std::move(g));
   }
   o["growth"] = std::move(growth);
+  if (const auto& spread = plan.run_spread) {
+    const auto percentiles = [](const std::array<double, 3>& values) {
+      return json::object{
+          {"p5", number(values[0])}, {"p50", number(values[1])}, {"p95", number(values[2])}};
+    };
+    o["run_spread"] = json::object{{"seconds", number(spread->seconds)},
+                                   {"repeats", spread->repeats},
+                                   {"samples", spread->samples},
+                                   {"mean_wait_s", percentiles(spread->mean_wait_s)},
+                                   {"wait_p95_s", percentiles(spread->wait_p95_s)}};
+  } else {
+    o["run_spread"] = nullptr;
+  }
   return json::serialize(o) + "\n";
 }
 

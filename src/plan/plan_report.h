@@ -20,7 +20,9 @@ std::string plan_text(const CapacityPlan& plan);
 // `wait_p95_s`, `wait_p99_s`, `service_level` (null without a target wait), `servers`,
 // `servers_needed`, `engines_needed` (null when not known); `model`, `approximation`;
 // `inputs`, `targets`, `classes` and `growth` (one object per load factor, with the same
-// fields; the waits null when that load overloads today's servers). Never NaN or infinity.
+// fields; the waits null when that load overloads today's servers); `run_spread` (null unless
+// asked: `seconds`, `repeats`, `samples`, and `mean_wait_s` and `wait_p95_s` as percentiles
+// `p5`, `p50`, `p95` over simulated runs). Never NaN or infinity.
 std::string plan_json(const CapacityPlan& plan);
 
 // The HTML page: the text report, a chart of the mean and p95 wait against the arrival rate

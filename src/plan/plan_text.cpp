@@ -77,6 +77,18 @@ std::string plan_text(const CapacityPlan& plan) {
     out += fmt::format("  engines needed         {} ({} slots each)\n", plan.engines_needed,
                        in.slots_per_engine);
   }
+  if (const auto& spread = plan.run_spread) {
+    out += fmt::format(
+        "\none measurement of {} at this rate{} (5th / 50th / 95th percentile of {} simulated):\n"
+        "  mean wait              {} / {} / {}\n"
+        "  p95 wait               {} / {} / {}\n",
+        format_seconds(spread->seconds),
+        spread->repeats > 1 ? fmt::format(", averaged over {} runs", spread->repeats) : "",
+        spread->samples, format_seconds(spread->mean_wait_s[0]),
+        format_seconds(spread->mean_wait_s[1]), format_seconds(spread->mean_wait_s[2]),
+        format_seconds(spread->wait_p95_s[0]), format_seconds(spread->wait_p95_s[1]),
+        format_seconds(spread->wait_p95_s[2]));
+  }
   out += fmt::format("\ngrowth, with {} servers (servers needed for {}):\n", in.station.servers,
                      describe(in.targets));
   out += layout(growth_table(plan));

@@ -108,6 +108,12 @@ test('a server kept busy with several requests at once gives the plan its engine
   assert.ok(cost.output_tokens > 8 && cost.output_tokens <= 48, JSON.stringify(cost));  // 8 and 48 asked
   assert.ok(cost.prompt_tokens > 0, JSON.stringify(cost));
   assert.equal(cost.step_tokens, 256);
+  // Every fitted iteration summed: as many as fitted, with the time and tokens they took.
+  assert.equal(cost.totals.iterations, cost.iterations);
+  assert.ok(cost.totals.milliseconds > 0, JSON.stringify(cost.totals));
+  assert.ok(cost.totals.decode_tokens >= cost.requests * 8, JSON.stringify(cost.totals));
+  assert.ok(cost.totals.prompt_tokens > 0, JSON.stringify(cost.totals));
+  assert.ok(cost.totals.splits >= 0 && cost.totals.splits <= cost.iterations, JSON.stringify(cost.totals));
   assert.match(plan.model, /continuous batching, simulated/);
   assert.ok(plan.inputs.notes.some((n) => /^iteration costs: fitted by the engine/.test(n)),
             JSON.stringify(plan.inputs.notes));

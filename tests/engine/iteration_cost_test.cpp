@@ -94,6 +94,28 @@ TEST(IterationCostModel, ASlopeTheNoiseMakesNegativeBecomesZero) {
   EXPECT_GE(cost.fixed_ms, 0);
 }
 
+TEST(IterationCostModel, TotalsSumEveryIterationAndForgetNone) {
+  // The fit forgets (memory 16 here); the totals do not: two readings give what any fixed
+  // costs predict for the iterations between them against what they took.
+  IterationCostModel model(256, 64, 16);
+  EXPECT_EQ(model.snapshot().totals.milliseconds, 0);
+  for (int i = 0; i < 100; ++i)
+    model.record_iteration(2, i % 2 ? 64 : 0, i % 2 == 1, 3);
+  const IterationCost::Totals before = model.snapshot().totals;
+  EXPECT_EQ(before.decode_tokens, 200);
+  EXPECT_EQ(before.prompt_tokens, 50 * 64);
+  EXPECT_EQ(before.splits, 50);
+  EXPECT_NEAR(before.milliseconds, 300, 1e-9);
+  for (int i = 0; i < 10; ++i)
+    model.record_iteration(4, 0, false, 6);
+  const IterationCost after = model.snapshot();
+  EXPECT_EQ(after.iterations, 110);
+  EXPECT_EQ(after.totals.decode_tokens - before.decode_tokens, 40);
+  EXPECT_EQ(after.totals.prompt_tokens, before.prompt_tokens);
+  EXPECT_EQ(after.totals.splits, before.splits);
+  EXPECT_NEAR(after.totals.milliseconds - before.milliseconds, 60, 1e-9);
+}
+
 TEST(IterationCostModel, RequestsGiveTheirMeanTokensRecentOnesWeighingMore) {
   IterationCostModel model(256, 0, 8);
   for (int i = 0; i < 50; ++i)

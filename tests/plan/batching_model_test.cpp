@@ -213,5 +213,78 @@ TEST(BatchingModel, APlanReadsTheSimulatedWaits) {
   EXPECT_FALSE(check_station(mismatched).ok());
 }
 
+TEST(BatchingModel, ARunsSpreadNarrowsWithItsLengthAndRepeatsAroundTheSteadyState) {
+  // One slot, M/D/1 at rho 0.8 (service 50 ms): the long-run mean wait is
+  // rho s / (2 (1 - rho)) = 100 ms; runs of 20 s hold 320 arrivals and scatter around it, runs
+  // of 200 s less, and the mean of four 20 s runs less than one.
+  const BatchingModel m = one_slot();
+  const double rate = 16, steady = 0.1;
+  auto short_runs = simulate_run_spread(m, rate, 20, 1, 1, 100);
+  auto long_runs = simulate_run_spread(m, rate, 200, 1, 1, 100);
+  auto four_short = simulate_run_spread(m, rate, 20, 4, 1, 100);
+  ASSERT_TRUE(short_runs.ok()) << short_runs.error().message;
+  ASSERT_TRUE(long_runs.ok() && four_short.ok());
+  const auto width = [](const RunSpread& s) { return s.mean_wait_s[2] - s.mean_wait_s[0]; };
+  for (const RunSpread* s : {&*short_runs, &*long_runs, &*four_short}) {
+    EXPECT_EQ(s->samples, 100);
+    EXPECT_LE(s->mean_wait_s[0], s->mean_wait_s[1]);
+    EXPECT_LE(s->mean_wait_s[1], s->mean_wait_s[2]);
+    EXPECT_LE(s->wait_p95_s[0], s->wait_p95_s[1]);
+    EXPECT_LE(s->wait_p95_s[1], s->wait_p95_s[2]);
+    EXPECT_GT(s->wait_p95_s[1], s->mean_wait_s[1]);
+    // The steady state lies inside every band.
+    EXPECT_LT(s->mean_wait_s[0], steady);
+    EXPECT_GT(s->mean_wait_s[2], steady);
+  }
+  EXPECT_EQ(four_short->repeats, 4);
+  EXPECT_DOUBLE_EQ(long_runs->seconds, 200);
+  // Ten times the length: about a third of the width (the square root), well under half.
+  EXPECT_LT(width(*long_runs), 0.5 * width(*short_runs));
+  EXPECT_LT(width(*four_short), 0.7 * width(*short_runs));
+  // A short run is more often below the long-run mean than above (an idle start, a skewed
+  // sum): its median sits below the long run's.
+  EXPECT_LT(short_runs->mean_wait_s[1], long_runs->mean_wait_s[1]);
+
+  // Seeded: the same inputs, the same band; another seed, another.
+  auto again = simulate_run_spread(m, rate, 20, 1, 1, 100);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->mean_wait_s, short_runs->mean_wait_s);
+  auto other = simulate_run_spread(m, rate, 20, 1, 2, 100);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->mean_wait_s, short_runs->mean_wait_s);
+
+  // Bad input names its flag.
+  EXPECT_EQ(simulate_run_spread(m, rate, 0.01).error().param, "run-seconds");
+  EXPECT_EQ(simulate_run_spread(m, rate, -5).error().param, "run-seconds");
+  EXPECT_EQ(simulate_run_spread(m, rate, 20, 0).error().param, "run-repeats");
+  EXPECT_EQ(simulate_run_spread(m, 25, 20).error().param, "utilization");  // above 20/s
+
+  // A plan asked for it carries it, in the text and the JSON.
+  Station base;
+  base.arrival_rate = rate;
+  auto station = with_batching(base, m);
+  ASSERT_TRUE(station.ok());
+  PlanInputs inputs;
+  inputs.station = *station;
+  inputs.run_seconds = 20;
+  inputs.run_repeats = 2;
+  auto plan = make_plan(inputs);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_TRUE(plan->run_spread.has_value());
+  EXPECT_EQ(plan->run_spread->repeats, 2);
+  const auto json = boost::json::parse(plan_json(*plan));
+  const auto& spread = json.at("run_spread");
+  EXPECT_EQ(spread.at("seconds").to_number<double>(), 20);
+  EXPECT_EQ(spread.at("samples").to_number<int>(), kRunSpreadSamples);
+  EXPECT_LE(spread.at("mean_wait_s").at("p5").to_number<double>(),
+            spread.at("mean_wait_s").at("p95").to_number<double>());
+  EXPECT_NE(plan_text(*plan).find("averaged over 2 runs"), std::string::npos);
+  // Not asked: null.
+  inputs.run_seconds = 0;
+  auto plain = make_plan(inputs);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(boost::json::parse(plan_json(*plain)).at("run_spread").is_null());
+}
+
 }  // namespace
 }  // namespace supportd::plan

@@ -108,6 +108,16 @@ TEST_F(CapacityCli, StepCostSimulatesTheEngine) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("one engine of 1 slots simulated"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("mean time to 1st token"), std::string::npos) << text.out;
+  // How much a measurement of 60 s at that rate would vary by chance.
+  const Command spread =
+      capacity({"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0",
+                "--prompt-tokens", "8", "--output-tokens", "5", "--json", "--run-seconds", "60"});
+  ASSERT_EQ(spread.exit_code, 0) << spread.err;
+  const json::object runs = json::parse(spread.out).as_object().at("run_spread").as_object();
+  EXPECT_EQ(runs.at("repeats").to_number<int>(), 1);
+  const json::object means = runs.at("mean_wait_s").as_object();
+  EXPECT_LT(means.at("p5").to_number<double>(), 0.0375);
+  EXPECT_GT(means.at("p95").to_number<double>(), 0.0375);
 }
 
 TEST_F(CapacityCli, HtmlFile) {
@@ -186,6 +196,16 @@ TEST_F(CapacityCli, BadInputExitsTwoWithAMessage) {
       {{"--arrival-rate", "1000", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
         "--output-tokens", "5"},
        "no steady state"},
+      {with(kNlu, {"--run-seconds", "60"}), "needs a simulated engine"},
+      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
+        "--output-tokens", "5", "--run-repeats", "3"},
+       "goes with --run-seconds"},
+      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
+        "--output-tokens", "5", "--run-seconds", "0.01"},
+       "between 1 and a million arrivals"},
+      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
+        "--output-tokens", "5", "--run-seconds", "60", "--run-repeats", "0"},
+       "from 1 to 100"},
       {{"--url", "https://127.0.0.1:1"}, "https"},
       {{"--url", "http://127.0.0.1:1", "--bench-report", other}, "excludes"}};
   for (const auto& [args, why] : cases) {
