@@ -24,13 +24,6 @@ bool non_negative(double value) {
   return std::isfinite(value) && value >= 0;
 }
 
-// The q-quantile of sorted values by nearest rank (as Performance::wait_quantile).
-double nearest_rank(const std::vector<double>& sorted, double q) {
-  const auto n = sorted.size();
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
-  return sorted[std::clamp<std::size_t>(rank, 1, n) - 1];
-}
-
 int whole_tokens(double tokens) {
   return std::max(1, static_cast<int>(std::lround(tokens)));
 }
@@ -252,6 +245,12 @@ Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arri
   result.ttft_mean_s = ttft / n;
   result.service_mean_s = service / n;
   return result;
+}
+
+double nearest_rank(const std::vector<double>& sorted, double q) {
+  const auto n = sorted.size();
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
+  return sorted[std::clamp<std::size_t>(rank, 1, n) - 1];
 }
 
 Result<RunSpread> simulate_run_spread(const BatchingModel& model, double arrival_rate,

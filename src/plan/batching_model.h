@@ -77,6 +77,9 @@ struct SimulationOptions {
 Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arrival_rate,
                                          const SimulationOptions& options = {});
 
+// The q-quantile (0 <= q <= 1) of sorted samples by nearest rank. REQUIRES: not empty.
+double nearest_rank(const std::vector<double>& sorted, double q);
+
 // How much a measured run differs from the steady state by chance alone: near saturation the
 // waits of neighbours are correlated for many service times, so one run of minutes measures a
 // mean wait that may lie far from the long-run mean (bench/capacity-backtest reads its runs

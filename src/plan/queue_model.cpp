@@ -40,10 +40,7 @@ double Performance::mean_wait_s() const {
 
 double Performance::wait_quantile(double q) const {
   if (!sampled_waits || sampled_waits->empty()) return wait.quantile(q);
-  // Nearest rank.
-  const auto n = sampled_waits->size();
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
-  return (*sampled_waits)[std::clamp<std::size_t>(rank, 1, n) - 1];
+  return nearest_rank(*sampled_waits, q);
 }
 
 double Performance::wait_within(double t) const {
