@@ -39,6 +39,8 @@ struct CapacityFlags {
   double prompt_tokens = 0, output_tokens = 0;
   int step_tokens = 256;
   int split_tokens = 64;  // the unified layout's (engine/llama/step.cpp)
+  std::vector<double> speed_trace;
+  double speed_window = 5;
   std::string bench_report, url, api_key;
   double timeout_s = 10;
   double target_wait = 0, service_level = 0, target_mean_wait = 0, max_utilization = 0,
@@ -129,7 +131,17 @@ Result<std::optional<plan::BatchingModel>> simulated_engine(const CapacityFlags&
         m.notes.push_back("service curve: set aside for the simulation of the engine");
     }
   }
+  const bool speed_given = c.count("--speed-trace") > 0 || c.count("--speed-window") > 0;
+  if (!engine && speed_given) {
+    return Error::invalid(
+        "--speed-trace needs a simulated engine: --step-cost, or --url from a server that has "
+        "measured its iteration costs");
+  }
   if (!engine) return engine;
+  if (c.count("--speed-window") > 0 && c.count("--speed-trace") == 0)
+    return Error::invalid("--speed-window goes with --speed-trace");
+  engine->speed_trace = f.speed_trace;
+  engine->speed_window_s = f.speed_window;
   if (c.count("--prompt-tokens") > 0) engine->prompt_tokens = f.prompt_tokens;
   if (c.count("--output-tokens") > 0) engine->output_tokens = f.output_tokens;
   if (c.count("--step-tokens") > 0) engine->step_tokens = f.step_tokens;
@@ -355,6 +367,14 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
          "With --step-cost: an iteration holding decode tokens and prompt chunks is split from "
          "this many tokens (capacity.iteration_cost.split_tokens; 0: never)",
          "N", load)
+      ->capture_default_str();
+  option("--speed-trace", f.speed_trace,
+         "With a simulated engine: the machine's speed over time as factors on every cost "
+         "(1: as the costs say; 1.1: 10% slower), one per --speed-window, repeating",
+         "LIST", load)
+      ->delimiter(',');
+  option("--speed-window", f.speed_window, "With --speed-trace: seconds each factor holds", "S",
+         load)
       ->capture_default_str();
   option("--slots-per-engine", f.slots_per_engine,
          "Servers one engine holds, to count engines (--url: the engine's slots)", "N", load);

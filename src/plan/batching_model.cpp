@@ -90,8 +90,9 @@ class SimulatedEngine {
     const bool split = model_.split_tokens > 0 && decode > 0 && prompt > 0 &&
                        decode + prompt >= model_.split_tokens;
     const double end =
-        now + (model_.fixed_ms + model_.per_decode_token_ms * decode +
-               model_.per_prompt_token_ms * prompt + (split ? model_.per_split_ms : 0.0)) /
+        now + speed(now) *
+                  (model_.fixed_ms + model_.per_decode_token_ms * decode +
+                   model_.per_prompt_token_ms * prompt + (split ? model_.per_split_ms : 0.0)) /
                   1e3;
     // Apply: a sequence that fed its last pending token has a new one.
     for (Sequence& s : running_) {
@@ -111,6 +112,14 @@ class SimulatedEngine {
   }
 
  private:
+  // The speed factor at simulated time `now` (the trace repeats).
+  double speed(double now) const {
+    const std::vector<double>& trace = model_.speed_trace;
+    if (trace.empty()) return 1;
+    const auto window = static_cast<std::uint64_t>(std::max(now, 0.0) / model_.speed_window_s);
+    return trace[window % trace.size()];
+  }
+
   const BatchingModel& model_;
   const int prompt_;
   const int output_;
@@ -137,6 +146,13 @@ Status check_batching(const BatchingModel& m) {
   if (m.step_tokens < kMinChunk)
     return Error::invalid(fmt::format("the step's token budget must be at least {}", kMinChunk),
                           "step-tokens");
+  for (double speed : m.speed_trace) {
+    if (!std::isfinite(speed) || !(speed > 0) || speed > 1e3)
+      return Error::invalid("every speed must be a factor above 0 (1: as the costs say)",
+                            "speed-trace");
+  }
+  if (!m.speed_trace.empty() && !(std::isfinite(m.speed_window_s) && m.speed_window_s > 0))
+    return Error::invalid("the speed's window must be a number of seconds above 0", "speed-window");
   if (m.split_tokens < 0)
     return Error::invalid("the split size must be a number of tokens, 0 (never) or more",
                           "split-tokens");
@@ -151,6 +167,15 @@ Status check_batching(const BatchingModel& m) {
 }
 
 double batching_capacity(const BatchingModel& model) {
+  if (!model.speed_trace.empty()) {
+    BatchingModel steady = model;
+    steady.speed_trace.clear();
+    double inverse_speeds = 0;
+    for (double speed : model.speed_trace)
+      inverse_speeds += 1 / speed;
+    return batching_capacity(steady) * inverse_speeds /
+           static_cast<double>(model.speed_trace.size());
+  }
   // Every slot full from the start; a request that leaves is replaced at the next iteration.
   // The rate is taken after the first rounds (a round: as many requests as slots), when the
   // start's lockstep has settled: 60 rounds, fewer for long requests on many slots.

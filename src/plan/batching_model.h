@@ -41,15 +41,24 @@ struct BatchingModel {
   int split_tokens = 0;      // an iteration holding both kinds is split from this many (0: never)
   double prompt_tokens = 0;  // computed per request (simulated as the nearest whole number, >= 1)
   double output_tokens = 0;  // generated per request (likewise)
+  // The machine's speed over time, as a factor on every cost (1: as the costs say; 1.1: 10%
+  // slower): speed_trace[i] holds from i x speed_window_s to (i + 1) x speed_window_s of
+  // simulated time, and the trace repeats. Empty: a steady machine. What a machine's measured
+  // drift does to the waits (bench/capacity-backtest measures each run's trace).
+  std::vector<double> speed_trace;
+  double speed_window_s = 5;
 };
 
 // kInvalidArgument naming the flag when a cost is negative or not a number, an iteration would
 // cost nothing, the split size is negative, slots are outside 1 .. 4096, the step's budget is below
-// 16, or a token count is below 1 or above a million.
+// 16, a token count is below 1 or above a million, a speed is not a number above 0, or the
+// speed's window is not one above 0.
 Status check_batching(const BatchingModel& model);
 
 // Requests per second the engine completes with every slot kept busy: a closed loop in which a
-// request that leaves is replaced at the next iteration. REQUIRES: check_batching(model) ok.
+// request that leaves is replaced at the next iteration; with a speed trace, its average over
+// the trace's windows (each window's rate is the steady machine's over its speed).
+// REQUIRES: check_batching(model) ok.
 double batching_capacity(const BatchingModel& model);
 
 struct SimulatedQueue {

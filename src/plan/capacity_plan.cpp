@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace supportd::plan {
@@ -95,6 +96,14 @@ Result<CapacityPlan> make_plan(PlanInputs inputs) {
             : std::string(),
         engine->step_tokens, engine->prompt_tokens, engine->output_tokens,
         inputs.station.capacity(), staffing_station(inputs.station).service_rate));
+    if (!engine->speed_trace.empty()) {
+      const auto [low, high] =
+          std::minmax_element(engine->speed_trace.begin(), engine->speed_trace.end());
+      inputs.notes.push_back(fmt::format(
+          "the machine's speed varies: every cost times {} factors from {:.3g} to {:.3g}, each "
+          "for {:.3g} s, repeating (the capacity is their average)",
+          engine->speed_trace.size(), *low, *high, engine->speed_window_s));
+    }
     if (inputs.station.arrival_cv != 1) {
       inputs.notes.push_back(fmt::format(
           "the simulation draws Poisson arrivals: the arrival CV {:.3g} is not used by it",

@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "plan/capacity_plan.h"
 #include "plan/plan_report.h"
@@ -211,6 +212,52 @@ TEST(BatchingModel, APlanReadsTheSimulatedWaits) {
   Station mismatched = *station;
   mismatched.servers = 8;
   EXPECT_FALSE(check_station(mismatched).ok());
+}
+
+TEST(BatchingModel, AMachineWhoseSpeedVariesWaitsLongerThanOneAtItsMeanSpeed) {
+  // A trace of 1s is a steady machine: the same sample.
+  BatchingModel steady = one_slot();
+  BatchingModel ones = steady;
+  ones.speed_trace = {1, 1};
+  auto a = simulate_batching(steady, 12);
+  auto b = simulate_batching(ones, 12);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->waits, b->waits);
+
+  // Twice as slow throughout: half the capacity, and M/D/1 with a 100 ms service at rho 0.6
+  // waits 75 ms.
+  BatchingModel slow = steady;
+  slow.speed_trace = {2};
+  EXPECT_NEAR(batching_capacity(slow), 10, 1e-9);
+  auto halved = simulate_batching(slow, 6);
+  ASSERT_TRUE(halved.ok());
+  EXPECT_NEAR(halved->mean_wait_s, 0.075, 0.075 * 0.05);
+  EXPECT_NEAR(halved->service_mean_s, 0.1, 1e-9);
+
+  // 20% faster for 10 s, then 20% slower for 10 s: the capacity is the windows' average
+  // (20 x (1/0.8 + 1/1.2) / 2), and the queue built in the slow windows makes the mean wait
+  // longer than the steady machine's at the same rate (37.5 ms), though the fast windows more
+  // than make up the capacity.
+  BatchingModel varying = steady;
+  varying.speed_trace = {0.8, 1.2};
+  varying.speed_window_s = 10;
+  EXPECT_NEAR(batching_capacity(varying), 20 * (1 / 0.8 + 1 / 1.2) / 2, 1e-9);
+  auto uneven = simulate_batching(varying, 12);
+  ASSERT_TRUE(uneven.ok());
+  EXPECT_GT(uneven->mean_wait_s, 1.2 * a->mean_wait_s);
+  // The service varies with the window it falls in: between the fast and the slow one's.
+  EXPECT_GT(uneven->service_mean_s, 0.8 * 0.05);
+  EXPECT_LT(uneven->service_mean_s, 1.2 * 0.05);
+
+  // Bad speeds name their flag.
+  BatchingModel bad = steady;
+  bad.speed_trace = {1, 0};
+  EXPECT_EQ(check_batching(bad).error().param, "speed-trace");
+  bad.speed_trace = {1, std::nan("")};
+  EXPECT_EQ(check_batching(bad).error().param, "speed-trace");
+  bad.speed_trace = {1};
+  bad.speed_window_s = 0;
+  EXPECT_EQ(check_batching(bad).error().param, "speed-window");
 }
 
 TEST(BatchingModel, ARunsSpreadNarrowsWithItsLengthAndRepeatsAroundTheSteadyState) {

@@ -118,6 +118,15 @@ TEST_F(CapacityCli, StepCostSimulatesTheEngine) {
   const json::object means = runs.at("mean_wait_s").as_object();
   EXPECT_LT(means.at("p5").to_number<double>(), 0.0375);
   EXPECT_GT(means.at("p95").to_number<double>(), 0.0375);
+  // On a machine twice as slow: M/D/1 with a 100 ms service at rho 0.6 (6/s of 10/s).
+  const Command slow = capacity({"--arrival-rate", "6", "--servers", "1", "--step-cost", "10,0,0",
+                                 "--prompt-tokens", "8", "--output-tokens", "5", "--speed-trace",
+                                 "2,2", "--speed-window", "3", "--json"});
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  const json::object halved = json::parse(slow.out).as_object();
+  EXPECT_NEAR(halved.at("mean_wait_s").to_number<double>(), 0.075, 0.075 * 0.05);
+  EXPECT_NEAR(halved.at("utilization").to_number<double>(), 0.6, 1e-9);
+  EXPECT_NE(slow.out.find("the machine's speed varies"), std::string::npos) << slow.out;
 }
 
 TEST_F(CapacityCli, HtmlFile) {
@@ -197,6 +206,13 @@ TEST_F(CapacityCli, BadInputExitsTwoWithAMessage) {
         "--output-tokens", "5"},
        "no steady state"},
       {with(kNlu, {"--run-seconds", "60"}), "needs a simulated engine"},
+      {with(kNlu, {"--speed-trace", "1,1.2"}), "needs a simulated engine"},
+      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
+        "--output-tokens", "5", "--speed-window", "3"},
+       "goes with --speed-trace"},
+      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
+        "--output-tokens", "5", "--speed-trace", "1,-1"},
+       "factor above 0"},
       {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
         "--output-tokens", "5", "--run-repeats", "3"},
        "goes with --run-seconds"},
