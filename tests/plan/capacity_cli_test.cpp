@@ -35,6 +35,10 @@ class CapacityCli : public ::testing::Test {
 
 const std::vector<std::string> kNlu{"--arrival-rate", "150", "--service-rate", "25",
                                     "--servers",      "8"};
+// One slot of 10 ms iterations, five per request, at 12/s: M/D/1 at rho 0.6.
+const std::vector<std::string> kOneSlot{"--arrival-rate",  "12",     "--servers",       "1",
+                                        "--step-cost",     "10,0,0", "--prompt-tokens", "8",
+                                        "--output-tokens", "5"};
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
@@ -90,11 +94,8 @@ TEST_F(CapacityCli, BusyRatesFollowTheMeasuredCurve) {
 }
 
 TEST_F(CapacityCli, StepCostSimulatesTheEngine) {
-  // One slot whose iterations cost 10 ms each, five per request: M/D/1 at rho 0.6, whose
-  // mean wait is 37.5 ms (Pollaczek-Khinchine).
-  const Command c =
-      capacity({"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0",
-                "--prompt-tokens", "8", "--output-tokens", "5", "--json", "--growth", "1,2"});
+  // kOneSlot: M/D/1 at rho 0.6, whose mean wait is 37.5 ms (Pollaczek-Khinchine).
+  const Command c = capacity(with(kOneSlot, {"--json", "--growth", "1,2"}));
   ASSERT_EQ(c.exit_code, 0) << c.err;
   const json::object o = json::parse(c.out).as_object();
   EXPECT_NE(std::string(o.at("model").as_string()).find("simulated"), std::string::npos);
@@ -103,15 +104,12 @@ TEST_F(CapacityCli, StepCostSimulatesTheEngine) {
   EXPECT_GT(o.at("ttft_mean_s").to_number<double>(), o.at("mean_wait_s").to_number<double>());
   EXPECT_TRUE(o.at("growth").as_array()[1].at("overloaded").as_bool());  // 24/s of 20/s
   // The text says what was simulated.
-  const Command text = capacity({"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0",
-                                 "--prompt-tokens", "8", "--output-tokens", "5"});
+  const Command text = capacity(kOneSlot);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("one engine of 1 slots simulated"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("mean time to 1st token"), std::string::npos) << text.out;
   // How much a measurement of 60 s at that rate would vary by chance.
-  const Command spread =
-      capacity({"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0",
-                "--prompt-tokens", "8", "--output-tokens", "5", "--json", "--run-seconds", "60"});
+  const Command spread = capacity(with(kOneSlot, {"--json", "--run-seconds", "60"}));
   ASSERT_EQ(spread.exit_code, 0) << spread.err;
   const json::object runs = json::parse(spread.out).as_object().at("run_spread").as_object();
   EXPECT_EQ(runs.at("repeats").to_number<int>(), 1);
@@ -207,21 +205,11 @@ TEST_F(CapacityCli, BadInputExitsTwoWithAMessage) {
        "no steady state"},
       {with(kNlu, {"--run-seconds", "60"}), "needs a simulated engine"},
       {with(kNlu, {"--speed-trace", "1,1.2"}), "needs a simulated engine"},
-      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
-        "--output-tokens", "5", "--speed-window", "3"},
-       "goes with --speed-trace"},
-      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
-        "--output-tokens", "5", "--speed-trace", "1,-1"},
-       "factor above 0"},
-      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
-        "--output-tokens", "5", "--run-repeats", "3"},
-       "goes with --run-seconds"},
-      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
-        "--output-tokens", "5", "--run-seconds", "0.01"},
-       "between 1 and a million arrivals"},
-      {{"--arrival-rate", "12", "--servers", "1", "--step-cost", "10,0,0", "--prompt-tokens", "8",
-        "--output-tokens", "5", "--run-seconds", "60", "--run-repeats", "0"},
-       "from 1 to 100"},
+      {with(kOneSlot, {"--speed-window", "3"}), "goes with --speed-trace"},
+      {with(kOneSlot, {"--speed-trace", "1,-1"}), "factor above 0"},
+      {with(kOneSlot, {"--run-repeats", "3"}), "goes with --run-seconds"},
+      {with(kOneSlot, {"--run-seconds", "0.01"}), "between 1 and a million arrivals"},
+      {with(kOneSlot, {"--run-seconds", "60", "--run-repeats", "0"}), "from 1 to 100"},
       {{"--url", "https://127.0.0.1:1"}, "https"},
       {{"--url", "http://127.0.0.1:1", "--bench-report", other}, "excludes"}};
   for (const auto& [args, why] : cases) {
