@@ -89,6 +89,14 @@ T pick(const CLI::App& command, const char* flag, T given, const std::optional<T
   return measured.value_or(otherwise);
 }
 
+// A flag that reads the simulated engine given without one.
+Error needs_simulated_engine(std::string_view flag) {
+  return Error::invalid(
+      fmt::format("{} needs a simulated engine: --step-cost, or --url from a "
+                  "server that has measured its iteration costs",
+                  flag));
+}
+
 // The engine to simulate: --step-cost (with --servers and the tokens, given or measured), or
 // one a running supportd measured, unless the service is given otherwise or --servers differs
 // from its slots; nullopt for neither. Notes what it sets aside in `m`.
@@ -132,11 +140,7 @@ Result<std::optional<plan::BatchingModel>> simulated_engine(const CapacityFlags&
     }
   }
   const bool speed_given = c.count("--speed-trace") > 0 || c.count("--speed-window") > 0;
-  if (!engine && speed_given) {
-    return Error::invalid(
-        "--speed-trace needs a simulated engine: --step-cost, or --url from a server that has "
-        "measured its iteration costs");
-  }
+  if (!engine && speed_given) return needs_simulated_engine("--speed-trace");
   if (!engine) return engine;
   if (c.count("--speed-window") > 0 && c.count("--speed-trace") == 0)
     return Error::invalid("--speed-window goes with --speed-trace");
@@ -264,11 +268,7 @@ Result<plan::PlanInputs> plan_inputs(const CapacityFlags& f, const CLI::App& c) 
     return Error::invalid("--headroom must be above 0 and below 1 (0.3: plan for 70% busy)");
   in.growth = f.growth;
   if (c.count("--run-seconds") > 0) {
-    if (!in.station.batching) {
-      return Error::invalid(
-          "--run-seconds needs a simulated engine: --step-cost, or --url from a server that has "
-          "measured its iteration costs");
-    }
+    if (!in.station.batching) return needs_simulated_engine("--run-seconds");
     in.run_seconds = f.run_seconds;
     in.run_repeats = f.run_repeats;
   } else if (c.count("--run-repeats") > 0) {
