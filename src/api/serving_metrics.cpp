@@ -30,6 +30,11 @@ json::value non_negative_or_null(double value) {
 // What an engine iteration costs and a request asks, as the fit stands (null before any).
 json::value iteration_cost_json(const engine::IterationCost& cost) {
   if (cost.iterations == 0) return nullptr;
+  json::value excess = nullptr, shares = nullptr;
+  if (cost.excess) {
+    excess = json::value_from(cost.excess->milliseconds);
+    shares = json::value_from(cost.excess->shares);
+  }
   return json::object{{"iterations", cost.iterations},
                       {"fixed_ms", cost.fixed_ms},
                       {"per_decode_token_ms", cost.per_decode_token_ms},
@@ -44,7 +49,9 @@ json::value iteration_cost_json(const engine::IterationCost& cost) {
                                               {"milliseconds", cost.totals.milliseconds},
                                               {"decode_tokens", cost.totals.decode_tokens},
                                               {"prompt_tokens", cost.totals.prompt_tokens},
-                                              {"splits", cost.totals.splits}}}};
+                                              {"splits", cost.totals.splits}}},
+                      {"excess_ms", std::move(excess)},
+                      {"excess_shares", std::move(shares)}};
 }
 
 // The load over the window, as `supportd capacity --url` reads it.

@@ -83,7 +83,9 @@ Vector non_negative_fit(const Matrix& covariance, const Vector& with_ms, int n) 
 IterationCostModel::IterationCostModel(int step_tokens, int split_tokens, double memory)
     : forget_(1.0 - 1.0 / std::max(memory, 1.0)),
       step_tokens_(step_tokens),
-      split_tokens_(split_tokens) {}
+      split_tokens_(split_tokens) {
+  kept_.reserve(kExcessKept);
+}
 
 void IterationCostModel::record_iteration(int decode_tokens, int prompt_tokens, bool split,
                                           double milliseconds) {
@@ -93,6 +95,13 @@ void IterationCostModel::record_iteration(int decode_tokens, int prompt_tokens, 
   totals_.decode_tokens += decode_tokens;
   totals_.prompt_tokens += prompt_tokens;
   totals_.splits += split ? 1 : 0;
+  const Kept kept{static_cast<float>(decode_tokens), static_cast<float>(prompt_tokens),
+                  static_cast<float>(milliseconds), split};
+  if (kept_.size() < kExcessKept) {
+    kept_.push_back(kept);
+  } else {
+    kept_[static_cast<std::size_t>((iterations_ - 1) % kExcessKept)] = kept;
+  }
   weight_ = weight_ * forget_ + 1;
   const double share = 1 / weight_;
   const double x[kRegressors] = {static_cast<double>(decode_tokens),
@@ -110,6 +119,41 @@ void IterationCostModel::record_iteration(int decode_tokens, int prompt_tokens, 
       covariance_[i][j] = keep * (covariance_[i][j] + share * deviation[i] * deviation[j]);
     with_ms_[i] = keep * (with_ms_[i] + share * deviation[i] * y);
   }
+  if (iterations_ % kExcessEvery == 0) refresh_excess();
+}
+
+void IterationCostModel::refresh_excess() {
+  IterationCost cost;
+  fit(cost);
+  std::vector<double> excess;
+  excess.reserve(kept_.size());
+  for (const Kept& k : kept_) {
+    excess.push_back(k.milliseconds - (cost.fixed_ms + cost.per_decode_token_ms * k.decode_tokens +
+                                       cost.per_prompt_token_ms * k.prompt_tokens +
+                                       (k.split ? cost.per_split_ms : 0.0)));
+  }
+  std::sort(excess.begin(), excess.end());
+  auto summary = std::make_shared<IterationCost::Excess>();
+  const std::size_t n = excess.size();
+  const std::size_t tail = std::min<std::size_t>(kExcessTail, n);
+  const std::size_t body = n - tail;
+  const std::size_t bins = std::min<std::size_t>(kExcessBins, body);
+  const auto add = [&](std::size_t from, std::size_t to) {
+    double sum = 0;
+    for (std::size_t j = from; j < to; ++j)
+      sum += excess[j];
+    summary->milliseconds.push_back(sum / static_cast<double>(to - from));
+    summary->shares.push_back(static_cast<double>(to - from) / static_cast<double>(n));
+  };
+  for (std::size_t i = 0; i < bins; ++i)
+    add(i * body / bins, (i + 1) * body / bins);
+  for (std::size_t j = body; j < n; ++j)
+    add(j, j + 1);
+  // Means of equal values may differ in their last bit: ascending, exactly.
+  std::vector<double>& values = summary->milliseconds;
+  for (std::size_t i = 1; i < values.size(); ++i)
+    values[i] = std::max(values[i], values[i - 1]);
+  excess_ = std::move(summary);
 }
 
 void IterationCostModel::record_request(int prompt_tokens, int output_tokens) {
@@ -128,7 +172,13 @@ IterationCost IterationCostModel::snapshot() const {
   cost.step_tokens = step_tokens_;
   cost.split_tokens = split_tokens_;
   cost.totals = totals_;
-  if (iterations_ == 0) return cost;
+  cost.excess = excess_;
+  fit(cost);
+  return cost;
+}
+
+void IterationCostModel::fit(IterationCost& cost) const {
+  if (iterations_ == 0) return;
 
   enum { kDecode, kPrompt, kSplit };
   const auto& c = covariance_;
@@ -159,7 +209,6 @@ IterationCost IterationCostModel::snapshot() const {
   cost.per_split_ms = split;
   cost.fixed_ms = std::max(
       mean_ms_ - decode * mean_[kDecode] - prompt * mean_[kPrompt] - split * mean_[kSplit], 0.0);
-  return cost;
 }
 
 }  // namespace supportd::engine

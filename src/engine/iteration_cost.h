@@ -10,11 +10,17 @@
 // every coefficient 0 or more, older iterations forgotten exponentially. A request's demand is
 // the prompt tokens it computed (its prompt less what it reused) and the tokens it generated,
 // averaged over the recent requests that finished normally.
+// How iterations scatter around the fit is kept too: the recent iterations' time less what the
+// fit predicts for them (an iteration the OS or another thread stalled for 20 ms at 1 ms
+// predicted shows as +19 ms), summarized as equal shares' means; a simulation that draws from
+// them sees stalls where they happen instead of spread over every iteration.
 // Not thread-safe: owned by the engine thread; its snapshot travels in EngineStats.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace supportd::engine {
 
@@ -41,12 +47,29 @@ struct IterationCost {
     std::int64_t prompt_tokens = 0;
     std::int64_t splits = 0;
   } totals;
+  // The recent iterations' time less the fit's prediction for each (milliseconds), sorted:
+  // the kExcessTail largest alone, the rest cut into equal bins; each value is a bin's mean and
+  // its share the bin's part of the iterations (the shares sum to 1). The rare stalls keep
+  // their size that way, where equal bins would average them with ordinary iterations. Null
+  // until kExcessEvery iterations are measured; refreshed every kExcessEvery iterations.
+  struct Excess {
+    std::vector<double> milliseconds;  // ascending
+    std::vector<double> shares;
+  };
+  std::shared_ptr<const Excess> excess;
 };
 
 class IterationCostModel {
  public:
   // The fit's regressors (decode tokens, prompt tokens, split as 0 or 1) and its sums' shapes.
   static constexpr int kRegressors = 3;
+  // Iterations kept for the excess (the most recent), the largest of them kept alone, the
+  // bins for the rest, and how often it is recomputed (a sort of kExcessKept values: about
+  // 0.2 ms, once per kExcessEvery iterations).
+  static constexpr int kExcessKept = 4096;
+  static constexpr int kExcessTail = 32;
+  static constexpr int kExcessBins = 96;
+  static constexpr int kExcessEvery = 256;
   using Vector = std::array<double, kRegressors>;
   using Matrix = std::array<Vector, kRegressors>;
 
@@ -69,6 +92,13 @@ class IterationCostModel {
   IterationCost snapshot() const;
 
  private:
+  struct Kept {
+    float decode_tokens, prompt_tokens, milliseconds;
+    bool split;
+  };
+  void fit(IterationCost& cost) const;
+  void refresh_excess();
+
   const double forget_;
   const int step_tokens_;
   const int split_tokens_;
@@ -83,6 +113,8 @@ class IterationCostModel {
   std::int64_t requests_ = 0;
   double request_weight_ = 0;
   double mean_request_prompt_ = 0, mean_request_output_ = 0;
+  std::vector<Kept> kept_;  // a ring of the last kExcessKept iterations
+  std::shared_ptr<const IterationCost::Excess> excess_;
 };
 
 }  // namespace supportd::engine

@@ -114,6 +114,22 @@ test('a server kept busy with several requests at once gives the plan its engine
   assert.ok(cost.totals.decode_tokens >= cost.requests * 8, JSON.stringify(cost.totals));
   assert.ok(cost.totals.prompt_tokens > 0, JSON.stringify(cost.totals));
   assert.ok(cost.totals.splits >= 0 && cost.totals.splits <= cost.iterations, JSON.stringify(cost.totals));
+  // How the iterations scattered around the fit: 128 values, ascending, with their shares
+  // summing to 1, from 256 iterations on (null before; this load makes thousands), and the
+  // plan draws from them.
+  assert.ok(cost.iterations >= 256, JSON.stringify(cost));
+  assert.ok(Array.isArray(cost.excess_ms) && cost.excess_ms.length === 128, JSON.stringify(cost.excess_ms));
+  assert.ok(Array.isArray(cost.excess_shares) && cost.excess_shares.length === 128,
+            JSON.stringify(cost.excess_shares));
+  cost.excess_ms.forEach((value, i) => {
+    assert.equal(typeof value, 'number');
+    assert.ok(cost.excess_shares[i] > 0, JSON.stringify(cost.excess_shares));
+    if (i > 0) assert.ok(value >= cost.excess_ms[i - 1], JSON.stringify(cost.excess_ms));
+  });
+  assert.ok(Math.abs(cost.excess_shares.reduce((a, b) => a + b, 0) - 1) < 1e-9,
+            JSON.stringify(cost.excess_shares));
+  assert.ok(plan.inputs.notes.some((n) => /excess over the fit, drawn at random/.test(n)),
+            JSON.stringify(plan.inputs.notes));
   assert.match(plan.model, /continuous batching, simulated/);
   assert.ok(plan.inputs.notes.some((n) => /^iteration costs: fitted by the engine/.test(n)),
             JSON.stringify(plan.inputs.notes));

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace supportd::engine {
 namespace {
 
@@ -114,6 +117,53 @@ TEST(IterationCostModel, TotalsSumEveryIterationAndForgetNone) {
   EXPECT_EQ(after.totals.prompt_tokens, before.prompt_tokens);
   EXPECT_EQ(after.totals.splits, before.splits);
   EXPECT_NEAR(after.totals.milliseconds - before.milliseconds, 60, 1e-9);
+}
+
+TEST(IterationCostModel, TheExcessKeepsStallsWhereTheyHappened) {
+  // 1 ms + 0.5 ms per decode token, and every 101st iteration stalled 20 ms (the OS took a
+  // core): the fit spreads the stalls (0.2 ms an iteration on average), the excess keeps them.
+  IterationCostModel model(256);
+  const auto record = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      const int decode = 1 + i % 4;
+      model.record_iteration(decode, 0, false, 1 + 0.5 * decode + (i % 101 == 100 ? 20 : 0));
+    }
+  };
+  record(0, IterationCostModel::kExcessEvery - 1);
+  EXPECT_EQ(model.snapshot().excess, nullptr);  // not measured yet
+  record(IterationCostModel::kExcessEvery - 1, 3 * IterationCostModel::kExcessKept);
+  const IterationCost cost = model.snapshot();
+  ASSERT_NE(cost.excess, nullptr);
+  const std::vector<double>& excess = cost.excess->milliseconds;
+  const std::vector<double>& shares = cost.excess->shares;
+  constexpr int kValues = IterationCostModel::kExcessBins + IterationCostModel::kExcessTail;
+  ASSERT_EQ(excess.size(), static_cast<std::size_t>(kValues));
+  ASSERT_EQ(shares.size(), excess.size());
+  EXPECT_TRUE(std::is_sorted(excess.begin(), excess.end()));
+  // 40 or 41 stalls among the 4,096 kept: the 32 largest iterations are kept alone, each a
+  // stall about 20 ms beyond what the fit predicts, with its share of 1 in 4,096; the bins
+  // below hold the rest, the fit's share of the stalls (0.2 ms) below it.
+  for (int i = kValues - IterationCostModel::kExcessTail; i < kValues; ++i) {
+    EXPECT_NEAR(excess[i], 20 - 0.2, 0.2) << i;
+    EXPECT_DOUBLE_EQ(shares[i], 1.0 / IterationCostModel::kExcessKept);
+  }
+  EXPECT_NEAR(excess.front(), -0.2, 0.05);
+  EXPECT_NEAR(excess[kValues / 2], -0.2, 0.05);
+  double total = 0, mean = 0;
+  for (std::size_t i = 0; i < excess.size(); ++i) {
+    total += shares[i];
+    mean += shares[i] * excess[i];
+  }
+  EXPECT_NEAR(total, 1, 1e-9);
+  EXPECT_NEAR(mean, 0, 0.02);  // the fit holds the mean
+
+  // Iterations exactly as fitted: no excess anywhere.
+  IterationCostModel exact(256);
+  for (int i = 0; i < IterationCostModel::kExcessEvery; ++i)
+    exact.record_iteration(1 + i % 4, 0, false, 1 + 0.5 * (1 + i % 4));
+  ASSERT_NE(exact.snapshot().excess, nullptr);
+  for (double e : exact.snapshot().excess->milliseconds)
+    EXPECT_NEAR(e, 0, 1e-4);
 }
 
 TEST(IterationCostModel, RequestsGiveTheirMeanTokensRecentOnesWeighingMore) {
