@@ -40,6 +40,8 @@ struct CapacityFlags {
   int step_tokens = 256;
   int split_tokens = 64;  // the unified layout's (engine/llama/step.cpp)
   std::vector<double> speed_trace;
+  std::vector<double> iteration_excess;
+  std::vector<double> iteration_excess_shares;
   double speed_window = 5;
   std::string bench_report, url, api_key;
   double timeout_s = 10;
@@ -141,7 +143,15 @@ Result<std::optional<plan::BatchingModel>> simulated_engine(const CapacityFlags&
   }
   const bool speed_given = c.count("--speed-trace") > 0 || c.count("--speed-window") > 0;
   if (!engine && speed_given) return needs_simulated_engine("--speed-trace");
+  if (!engine && c.count("--iteration-excess") > 0)
+    return needs_simulated_engine("--iteration-excess");
   if (!engine) return engine;
+  if (c.count("--iteration-excess-shares") > 0 && c.count("--iteration-excess") == 0)
+    return Error::invalid("--iteration-excess-shares goes with --iteration-excess");
+  if (c.count("--iteration-excess") > 0) {
+    engine->excess_ms = f.iteration_excess;
+    engine->excess_shares = f.iteration_excess_shares;
+  }
   if (c.count("--speed-window") > 0 && c.count("--speed-trace") == 0)
     return Error::invalid("--speed-window goes with --speed-trace");
   engine->speed_trace = f.speed_trace;
@@ -376,6 +386,17 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
   option("--speed-window", f.speed_window, "With --speed-trace: seconds each factor holds", "S",
          load)
       ->capture_default_str();
+  option("--iteration-excess", f.iteration_excess,
+         "With a simulated engine: milliseconds an iteration takes beyond its cost, one drawn "
+         "at random per iteration, every value equally likely (--url: the engine's measured "
+         "capacity.iteration_cost.excess_ms; 0: none)",
+         "LIST", load)
+      ->delimiter(',');
+  option("--iteration-excess-shares", f.iteration_excess_shares,
+         "With --iteration-excess: each value's chance, in proportion (default: equal; "
+         "capacity.iteration_cost.excess_shares)",
+         "LIST", load)
+      ->delimiter(',');
   option("--slots-per-engine", f.slots_per_engine,
          "Servers one engine holds, to count engines (--url: the engine's slots)", "N", load);
 

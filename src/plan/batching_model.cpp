@@ -19,6 +19,12 @@ constexpr int kMinChunk = 16;  // engine/llama/step.cpp: a prompt chunk goes on 
 // simulated in fewer rounds, never for minutes (SimulationOptions::max_work for the queue's).
 constexpr double kMaxWork = 2e8;
 constexpr std::int64_t kMinRequests = 200;
+// An iteration drawn a negative excess still takes this share of its cost.
+constexpr double kLeastShare = 0.1;
+constexpr double kMaxExcessMs = 1e6;
+constexpr std::size_t kMaxExcessValues = 100000;
+// The capacity's closed loop draws its excess from a fixed seed: one capacity per model.
+constexpr std::uint64_t kCapacitySeed = 7;
 
 bool non_negative(double value) {
   return std::isfinite(value) && value >= 0;
@@ -53,10 +59,20 @@ struct Sequence {
 // What the loop of engine/llama does with its running sequences, one iteration at a time.
 class SimulatedEngine {
  public:
-  explicit SimulatedEngine(const BatchingModel& model)
+  SimulatedEngine(const BatchingModel& model, std::uint64_t seed)
       : model_(model),
         prompt_(whole_tokens(model.prompt_tokens)),
-        output_(whole_tokens(model.output_tokens)) {
+        output_(whole_tokens(model.output_tokens)),
+        random_(seed) {
+    // The excess's cumulative chances, summing to 1 (equal without shares).
+    const std::size_t n = model.excess_ms.size();
+    double total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      total += model.excess_shares.empty() ? 1.0 : model.excess_shares[i];
+      cumulative_.push_back(total);
+    }
+    for (double& c : cumulative_)
+      c /= total;
     running_.reserve(static_cast<std::size_t>(model.slots));
   }
 
@@ -89,11 +105,10 @@ class SimulatedEngine {
     }
     const bool split = model_.split_tokens > 0 && decode > 0 && prompt > 0 &&
                        decode + prompt >= model_.split_tokens;
-    const double end =
-        now + speed(now) *
-                  (model_.fixed_ms + model_.per_decode_token_ms * decode +
-                   model_.per_prompt_token_ms * prompt + (split ? model_.per_split_ms : 0.0)) /
-                  1e3;
+    const double cost_ms =
+        speed(now) * (model_.fixed_ms + model_.per_decode_token_ms * decode +
+                      model_.per_prompt_token_ms * prompt + (split ? model_.per_split_ms : 0.0));
+    const double end = now + std::max(cost_ms + excess(), kLeastShare * cost_ms) / 1e3;
     // Apply: a sequence that fed its last pending token has a new one.
     for (Sequence& s : running_) {
       if (s.chunk == 0) continue;
@@ -120,10 +135,21 @@ class SimulatedEngine {
     return trace[window % trace.size()];
   }
 
+  // One of the measured excesses, at random by their shares (0 without them).
+  double excess() {
+    if (cumulative_.empty()) return 0;
+    const double u = std::uniform_real_distribution<double>(0, 1)(random_);
+    const auto at = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+    return model_.excess_ms[std::min<std::size_t>(
+        static_cast<std::size_t>(at - cumulative_.begin()), cumulative_.size() - 1)];
+  }
+
   const BatchingModel& model_;
   const int prompt_;
   const int output_;
-  std::vector<Sequence> running_;  // in admission order
+  std::mt19937_64 random_;
+  std::vector<double> cumulative_;  // the excess's chances, summed up to each value
+  std::vector<Sequence> running_;   // in admission order
 };
 
 }  // namespace
@@ -153,6 +179,31 @@ Status check_batching(const BatchingModel& m) {
   }
   if (!m.speed_trace.empty() && !(std::isfinite(m.speed_window_s) && m.speed_window_s > 0))
     return Error::invalid("the speed's window must be a number of seconds above 0", "speed-window");
+  if (m.excess_ms.size() > kMaxExcessValues)
+    return Error::invalid(
+        fmt::format("--iteration-excess: at most {} excess values", kMaxExcessValues),
+        "iteration-excess");
+  for (double excess : m.excess_ms) {
+    if (!std::isfinite(excess) || std::abs(excess) > kMaxExcessMs)
+      return Error::invalid(
+          "--iteration-excess: every excess must be a number of milliseconds within a million",
+          "iteration-excess");
+  }
+  if (!m.excess_shares.empty()) {
+    double total = 0;
+    for (double share : m.excess_shares) {
+      if (!non_negative(share)) {
+        total = -1;
+        break;
+      }
+      total += share;
+    }
+    if (m.excess_shares.size() != m.excess_ms.size() || !(total > 0) || !std::isfinite(total))
+      return Error::invalid(
+          "--iteration-excess-shares: the excess's shares must be as many as its values, each 0 "
+          "or more, not all 0",
+          "iteration-excess-shares");
+  }
   if (m.split_tokens < 0)
     return Error::invalid("the split size must be a number of tokens, 0 (never) or more",
                           "split-tokens");
@@ -178,10 +229,12 @@ double batching_capacity(const BatchingModel& model) {
   }
   // Every slot full from the start; a request that leaves is replaced at the next iteration.
   // The rate is taken after the first rounds (a round: as many requests as slots), when the
-  // start's lockstep has settled: 60 rounds, fewer for long requests on many slots.
-  SimulatedEngine engine(model);
-  const double rounds =
-      std::clamp(std::floor(kMaxWork / (request_iterations(model) * model.slots)), 6.0, 60.0);
+  // start's lockstep has settled: 60 rounds, fewer for long requests on many slots; with an
+  // excess drawn, up to 6,000, so that its rare stalls come in their share.
+  SimulatedEngine engine(model, kCapacitySeed);
+  const double most_rounds = model.excess_ms.empty() ? 60.0 : 6000.0;
+  const double rounds = std::clamp(std::floor(kMaxWork / (request_iterations(model) * model.slots)),
+                                   6.0, most_rounds);
   const std::int64_t settle = static_cast<std::int64_t>(rounds / 6) * model.slots;
   const std::int64_t measured = static_cast<std::int64_t>(rounds) * model.slots - settle;
   std::int64_t completed = 0;
@@ -224,7 +277,7 @@ Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arri
   const std::int64_t warmup =
       options.requests > 0 ? options.warmup * requests / options.requests : options.warmup;
   const std::int64_t total = warmup + requests;
-  SimulatedEngine engine(model);
+  SimulatedEngine engine(model, options.seed * 0x9E3779B97F4A7C15ULL + 1);
   std::deque<Arrival> queue;
   std::vector<Sequence> done;
   SimulatedQueue result;

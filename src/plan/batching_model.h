@@ -47,12 +47,23 @@ struct BatchingModel {
   // drift does to the waits (bench/capacity-backtest measures each run's trace).
   std::vector<double> speed_trace;
   double speed_window_s = 5;
+  // How iterations scatter around their costs: each simulated iteration takes its cost plus one
+  // of these milliseconds, drawn at random with the chances `excess_shares` gives (as many,
+  // 0 or more, in proportion; empty: every value equally likely), and at least a tenth of its
+  // cost. What the engine measured of its own iterations (engine/iteration_cost.h,
+  // "excess_ms" and "excess_shares"): a stall of 20 ms in one iteration queues everything that
+  // arrives during it, which the same 20 ms spread over every iteration does not. Empty: every
+  // iteration its cost.
+  std::vector<double> excess_ms;
+  std::vector<double> excess_shares;
 };
 
 // kInvalidArgument naming the flag when a cost is negative or not a number, an iteration would
 // cost nothing, the split size is negative, slots are outside 1 .. 4096, the step's budget is below
-// 16, a token count is below 1 or above a million, a speed is not a number above 0, or the
-// speed's window is not one above 0.
+// 16, a token count is below 1 or above a million, a speed is not a number above 0, the
+// speed's window is not one above 0, an excess is not a number within a million milliseconds
+// either way (or there are more than 100,000 of them), or the excess's shares are not as many
+// numbers of 0 or more with a sum above 0.
 Status check_batching(const BatchingModel& model);
 
 // Requests per second the engine completes with every slot kept busy: a closed loop in which a
@@ -80,7 +91,8 @@ struct SimulationOptions {
   double max_work = 2e8;
 };
 
-// The queue at `arrival_rate` per second. Seeded: the same inputs give the same numbers.
+// The queue at `arrival_rate` per second. Seeded (the arrivals and the excess drawn): the same
+// inputs give the same numbers.
 // kInvalidArgument from check_batching, for a rate that is not a number above 0, or for one at
 // or above batching_capacity (no steady state).
 Result<SimulatedQueue> simulate_batching(const BatchingModel& model, double arrival_rate,

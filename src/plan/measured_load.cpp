@@ -272,6 +272,9 @@ Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::
     PLAN_READ(prompt_tokens, f.number({"capacity", "iteration_cost", "prompt_tokens"}));
     PLAN_READ(output_tokens, f.number({"capacity", "iteration_cost", "output_tokens"}));
     PLAN_READ(step_tokens, f.number({"capacity", "iteration_cost", "step_tokens"}));
+    // A server from before the excess was measured reports none: every iteration its cost.
+    PLAN_READ(excess, f.numbers({"capacity", "iteration_cost", "excess_ms"}));
+    PLAN_READ(excess_shares, f.numbers({"capacity", "iteration_cost", "excess_shares"}));
     if (*iterations < kMinIterations || requests.value_or(0) < kMinRequests) {
       m.notes.push_back(fmt::format(
           "iteration costs: {:.0f} iterations and {:.0f} requests measured, fewer than the {:.0f} "
@@ -289,6 +292,8 @@ Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::
       engine.split_tokens = static_cast<int>(std::clamp(split_tokens.value_or(0), -1.0, 1e7));
       engine.prompt_tokens = prompt_tokens.value_or(0);
       engine.output_tokens = output_tokens.value_or(0);
+      engine.excess_ms = std::move(excess);
+      engine.excess_shares = std::move(excess_shares);
       if (auto status = check_batching(engine); !status) {
         return Error::invalid(
             fmt::format("{}: capacity.iteration_cost: {}", where, status.error().message));
@@ -296,8 +301,12 @@ Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::
       m.batching = engine;
       m.notes.push_back(fmt::format(
           "iteration costs: fitted by the engine over its recent iterations ({:.0f} since "
-          "start); tokens per request: means of its recent requests ({:.0f} since start)",
-          *iterations, *requests));
+          "start); tokens per request: means of its recent requests ({:.0f} since start){}",
+          *iterations, *requests,
+          engine.excess_ms.empty()
+              ? ""
+              : "; each simulated iteration also takes one of its recent iterations' excess "
+                "over the fit, drawn at random"));
     }
   }
   for (int c = 0; c < kClasses; ++c) {

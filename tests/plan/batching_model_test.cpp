@@ -260,6 +260,59 @@ TEST(BatchingModel, AMachineWhoseSpeedVariesWaitsLongerThanOneAtItsMeanSpeed) {
   EXPECT_EQ(check_batching(bad).error().param, "speed-window");
 }
 
+TEST(BatchingModel, StallsWhereTheyHappenWaitLongerThanTheSameTimeSpread) {
+  // An excess of zeros is a machine exactly as its costs: the same sample.
+  const BatchingModel steady = one_slot();
+  BatchingModel zeros = steady;
+  zeros.excess_ms = {0, 0, 0};
+  auto a = simulate_batching(steady, 12);
+  auto b = simulate_batching(zeros, 12);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->waits, b->waits);
+
+  // One iteration in 100 stalled 99 ms, the others 1 ms faster: the same mean cost (10 ms),
+  // so the same capacity, but everything arriving during a stall queues behind it. A service
+  // of 5 iterations then varies by 5 x 99 ms^2: M/G/1 waits (2,500 + 495) / 2,500 as long.
+  BatchingModel stalled = steady;
+  stalled.excess_ms.assign(99, -1.0);
+  stalled.excess_ms.push_back(99);
+  EXPECT_NEAR(batching_capacity(stalled), batching_capacity(steady), 0.02 * 20);
+  auto c = simulate_batching(stalled, 12);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NEAR(c->mean_wait_s / a->mean_wait_s, 2995.0 / 2500, 0.08);
+  EXPECT_GT(nearest_rank(c->waits, 0.99), nearest_rank(a->waits, 0.99) + 0.02);
+  // Seeded: the same draws again.
+  auto again = simulate_batching(stalled, 12);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->waits, c->waits);
+
+  // The same stalls given as two values with their shares: the same queue, near enough.
+  BatchingModel weighted = steady;
+  weighted.excess_ms = {-1, 99};
+  weighted.excess_shares = {99, 1};
+  auto d = simulate_batching(weighted, 12);
+  ASSERT_TRUE(d.ok());
+  EXPECT_NEAR(d->mean_wait_s / c->mean_wait_s, 1, 0.06);
+
+  // A draw below the cost leaves a tenth of it: never a free or negative iteration.
+  BatchingModel faster = steady;
+  faster.excess_ms = {-100};
+  EXPECT_NEAR(batching_capacity(faster), 200, 1e-6);
+
+  BatchingModel bad = steady;
+  bad.excess_ms = {1, std::nan("")};
+  EXPECT_EQ(check_batching(bad).error().param, "iteration-excess");
+  bad.excess_ms = {2e6};
+  EXPECT_EQ(check_batching(bad).error().param, "iteration-excess");
+  bad.excess_ms = {1, 2};
+  bad.excess_shares = {1};
+  EXPECT_EQ(check_batching(bad).error().param, "iteration-excess-shares");
+  bad.excess_shares = {0, 0};
+  EXPECT_EQ(check_batching(bad).error().param, "iteration-excess-shares");
+  bad.excess_shares = {1, -1};
+  EXPECT_EQ(check_batching(bad).error().param, "iteration-excess-shares");
+}
+
 TEST(BatchingModel, ARunsSpreadNarrowsWithItsLengthAndRepeatsAroundTheSteadyState) {
   // One slot, M/D/1 at rho 0.8 (service 50 ms): the long-run mean wait is
   // rho s / (2 (1 - rho)) = 100 ms; runs of 20 s hold 320 arrivals and scatter around it, runs

@@ -125,6 +125,21 @@ TEST_F(CapacityCli, StepCostSimulatesTheEngine) {
   EXPECT_NEAR(halved.at("mean_wait_s").to_number<double>(), 0.075, 0.075 * 0.05);
   EXPECT_NEAR(halved.at("utilization").to_number<double>(), 0.6, 1e-9);
   EXPECT_NE(slow.out.find("the machine's speed varies"), std::string::npos) << slow.out;
+  // Iterations that stall now and then (one in 100 by 99 ms, the rest 1 ms faster: the same
+  // mean cost) wait longer than iterations that always cost their mean; 0 is no excess.
+  const Command even = capacity(with(kOneSlot, {"--json", "--iteration-excess", "0"}));
+  std::vector<std::string> stalls = {"--json", "--iteration-excess"};
+  std::string values;
+  for (int i = 0; i < 99; ++i)
+    values += "-1,";
+  stalls.push_back(values + "99");
+  const Command stalled = capacity(with(kOneSlot, stalls));
+  ASSERT_EQ(even.exit_code, 0) << even.err;
+  ASSERT_EQ(stalled.exit_code, 0) << stalled.err;
+  EXPECT_NEAR(json::parse(even.out).as_object().at("mean_wait_s").to_number<double>(), 0.0375,
+              0.0375 * 0.05);
+  EXPECT_GT(json::parse(stalled.out).as_object().at("mean_wait_s").to_number<double>(),
+            1.1 * json::parse(even.out).as_object().at("mean_wait_s").to_number<double>());
 }
 
 TEST_F(CapacityCli, HtmlFile) {
@@ -207,6 +222,12 @@ TEST_F(CapacityCli, BadInputExitsTwoWithAMessage) {
       {with(kNlu, {"--speed-trace", "1,1.2"}), "needs a simulated engine"},
       {with(kOneSlot, {"--speed-window", "3"}), "goes with --speed-trace"},
       {with(kOneSlot, {"--speed-trace", "1,-1"}), "factor above 0"},
+      {with(kNlu, {"--iteration-excess", "1,2"}), "needs a simulated engine"},
+      {with(kOneSlot, {"--iteration-excess", "1,nan"}), "iteration-excess"},
+      {with(kOneSlot, {"--iteration-excess", "5e6"}), "within a million"},
+      {with(kOneSlot, {"--iteration-excess", "1,2", "--iteration-excess-shares", "1"}),
+       "as many as its values"},
+      {with(kOneSlot, {"--iteration-excess-shares", "1"}), "goes with --iteration-excess"},
       {with(kOneSlot, {"--run-repeats", "3"}), "goes with --run-seconds"},
       {with(kOneSlot, {"--run-seconds", "0.01"}), "between 1 and a million arrivals"},
       {with(kOneSlot, {"--run-seconds", "60", "--run-repeats", "0"}), "from 1 to 100"},
