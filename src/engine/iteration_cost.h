@@ -12,8 +12,9 @@
 // averaged over the recent requests that finished normally.
 // How iterations scatter around the fit is kept too: the recent iterations' time less what the
 // fit predicts for them (an iteration the OS or another thread stalled for 20 ms at 1 ms
-// predicted shows as +19 ms), summarized as equal shares' means; a simulation that draws from
-// them sees stalls where they happen instead of spread over every iteration.
+// predicted shows as +19 ms), the largest alone and the rest in bins, each with its share; a
+// simulation that draws from them sees stalls where they happen instead of spread over every
+// iteration.
 // Not thread-safe: owned by the engine thread; its snapshot travels in EngineStats.
 #pragma once
 
