@@ -388,8 +388,8 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   option("--iteration-excess", f.iteration_excess,
          "With a simulated engine: milliseconds an iteration takes beyond its cost, one drawn "
-         "at random per iteration, every value equally likely (--url: the engine's measured "
-         "capacity.iteration_cost.excess_ms; 0: none)",
+         "at random per iteration (equally likely, or by --iteration-excess-shares; --url: the "
+         "engine's measured capacity.iteration_cost.excess_ms; 0: none)",
          "LIST", load)
       ->delimiter(',');
   option("--iteration-excess-shares", f.iteration_excess_shares,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <numeric>
 #include <random>
 
 namespace supportd::plan {
@@ -64,15 +65,11 @@ class SimulatedEngine {
         prompt_(whole_tokens(model.prompt_tokens)),
         output_(whole_tokens(model.output_tokens)),
         random_(seed) {
-    // The excess's cumulative chances, summing to 1 (equal without shares).
-    const std::size_t n = model.excess_ms.size();
-    double total = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      total += model.excess_shares.empty() ? 1.0 : model.excess_shares[i];
-      cumulative_.push_back(total);
+    // The excess's chances: its shares, or equal without them.
+    if (!model.excess_shares.empty()) {
+      pick_excess_ = std::discrete_distribution<std::size_t>(model.excess_shares.begin(),
+                                                             model.excess_shares.end());
     }
-    for (double& c : cumulative_)
-      c /= total;
     running_.reserve(static_cast<std::size_t>(model.slots));
   }
 
@@ -137,19 +134,19 @@ class SimulatedEngine {
 
   // One of the measured excesses, at random by their shares (0 without them).
   double excess() {
-    if (cumulative_.empty()) return 0;
-    const double u = std::uniform_real_distribution<double>(0, 1)(random_);
-    const auto at = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
-    return model_.excess_ms[std::min<std::size_t>(
-        static_cast<std::size_t>(at - cumulative_.begin()), cumulative_.size() - 1)];
+    const std::vector<double>& values = model_.excess_ms;
+    if (values.empty()) return 0;
+    if (model_.excess_shares.empty())
+      return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(random_)];
+    return values[pick_excess_(random_)];
   }
 
   const BatchingModel& model_;
   const int prompt_;
   const int output_;
   std::mt19937_64 random_;
-  std::vector<double> cumulative_;  // the excess's chances, summed up to each value
-  std::vector<Sequence> running_;   // in admission order
+  std::discrete_distribution<std::size_t> pick_excess_;  // by excess_shares, when given
+  std::vector<Sequence> running_;                        // in admission order
 };
 
 }  // namespace
@@ -190,15 +187,12 @@ Status check_batching(const BatchingModel& m) {
           "iteration-excess");
   }
   if (!m.excess_shares.empty()) {
-    double total = 0;
-    for (double share : m.excess_shares) {
-      if (!non_negative(share)) {
-        total = -1;
-        break;
-      }
-      total += share;
-    }
-    if (m.excess_shares.size() != m.excess_ms.size() || !(total > 0) || !std::isfinite(total))
+    const double total = std::accumulate(m.excess_shares.begin(), m.excess_shares.end(), 0.0);
+    const bool shares_valid =
+        m.excess_shares.size() == m.excess_ms.size() &&
+        std::all_of(m.excess_shares.begin(), m.excess_shares.end(), non_negative) &&
+        std::isfinite(total) && total > 0;
+    if (!shares_valid)
       return Error::invalid(
           "--iteration-excess-shares: the excess's shares must be as many as its values, each 0 "
           "or more, not all 0",
