@@ -141,10 +141,11 @@ void Loop::run() {
       // fitted to (iteration_cost.h), for checking that fit against the engine's own record.
       spdlog::trace(
           "iteration: {:.3f} ms, step {:.3f} ms, {} decode + {} prompt tokens, {}, "
-          "{} running, {}",
+          "{} running, {}, {} decode context, {} cells in use",
           iteration * 1e3, step_ms, last_decode_tokens_, last_step_tokens_ - last_decode_tokens_,
           last_step_split_ ? "split" : "one call", running_.size(),
-          idle ? "idle after" : "busy after");
+          idle ? "idle after" : "busy after", last_decode_context_,
+          options_.context_cells - free_cells());
       // An iteration that went on to the next without waiting for work: what it cost.
       if (!idle && last_step_costed_) {
         cost_.record_iteration(last_decode_tokens_, last_step_tokens_ - last_decode_tokens_,

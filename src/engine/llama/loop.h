@@ -217,11 +217,12 @@ class Loop {
   // Seconds from one admission to the next around a step (its overhead included), the slowest
   // recently: each iteration forgets a little of it.
   double slowest_iteration_ = 0;
-  int last_step_tokens_ = 0;          // what the last step() fed llama_decode
-  int last_decode_tokens_ = 0;        // of those, decode tokens
-  bool last_step_split_ = false;      // in two llama_decode calls (decode tokens, then chunks)
-  bool last_step_costed_ = false;     // the last step computed for callers: cost_ counts it
-  Clock::time_point last_admission_;  // when admit() last ran
+  int last_step_tokens_ = 0;              // what the last step() fed llama_decode
+  int last_decode_tokens_ = 0;            // of those, decode tokens
+  std::int64_t last_decode_context_ = 0;  // the cells the decode tokens' sequences had computed
+  bool last_step_split_ = false;          // in two llama_decode calls (decode tokens, then chunks)
+  bool last_step_costed_ = false;         // the last step computed for callers: cost_ counts it
+  Clock::time_point last_admission_;      // when admit() last ran
   static constexpr double kSlowestIterationDecay = 0.95;
   // An iteration this much longer than its step's tokens predict is logged at debug level.
   static constexpr std::chrono::milliseconds kSlowIterationLog{50};

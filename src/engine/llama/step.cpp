@@ -57,6 +57,9 @@ void Loop::step(bool background) {
     planned.push_back({s.get(), 1});
   }
   const int decode_tokens = static_cast<int>(planned.size());  // first in `planned`
+  std::int64_t decode_context = 0;  // the cells they attend: their sequences' own, and theirs
+  for (const Planned& p : planned)
+    decode_context += static_cast<std::int64_t>(p.sequence->n_past) + 1;
   // Prefill chunks fill the rest of the budget, oldest admission first; a minimum chunk keeps
   // prefill moving even when the decode tokens alone fill the budget.
   const int step_tokens =
@@ -174,6 +177,7 @@ void Loop::step(bool background) {
   counters_.last_step_ms = std::chrono::duration<double, std::milli>(ended - started).count();
   last_step_tokens_ = batch_.n_tokens;
   last_decode_tokens_ = decode_tokens;
+  last_decode_context_ = decode_context;
   last_step_split_ = split;
   last_step_costed_ = !background;
   step_time_.record_step(counters_.last_step_ms);
