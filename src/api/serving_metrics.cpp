@@ -31,15 +31,17 @@ json::value non_negative_or_null(double value) {
 json::value iteration_cost_json(const engine::IterationCost& cost) {
   if (cost.iterations == 0) return nullptr;
   json::value excess = nullptr, shares = nullptr;
-  if (cost.excess) {
-    excess = json::value_from(cost.excess->milliseconds);
-    shares = json::value_from(cost.excess->shares);
+  if (cost.recent) {
+    engine::IterationCost::Excess summary = cost.excess();
+    excess = json::value_from(summary.milliseconds);
+    shares = json::value_from(summary.shares);
   }
   return json::object{{"iterations", cost.iterations},
                       {"fixed_ms", cost.fixed_ms},
                       {"per_decode_token_ms", cost.per_decode_token_ms},
                       {"per_prompt_token_ms", cost.per_prompt_token_ms},
                       {"per_split_ms", cost.per_split_ms},
+                      {"per_decode_pair_ms", cost.per_decode_pair_ms},
                       {"split_tokens", cost.split_tokens},
                       {"requests", cost.requests},
                       {"prompt_tokens", cost.prompt_tokens},
@@ -49,7 +51,8 @@ json::value iteration_cost_json(const engine::IterationCost& cost) {
                                               {"milliseconds", cost.totals.milliseconds},
                                               {"decode_tokens", cost.totals.decode_tokens},
                                               {"prompt_tokens", cost.totals.prompt_tokens},
-                                              {"splits", cost.totals.splits}}},
+                                              {"splits", cost.totals.splits},
+                                              {"decode_pairs", cost.totals.decode_pairs}}},
                       {"excess_ms", std::move(excess)},
                       {"excess_shares", std::move(shares)}};
 }

@@ -109,17 +109,18 @@ Result<std::optional<plan::BatchingModel>> simulated_engine(const CapacityFlags&
   std::optional<plan::BatchingModel> engine;
   const bool servers_given = c.count("--servers") > 0;
   if (c.count("--step-cost") > 0) {
-    if (f.step_cost.size() != 3 && f.step_cost.size() != 4) {
+    if (f.step_cost.size() < 3 || f.step_cost.size() > 5) {
       return Error::invalid(
-          "--step-cost takes three or four numbers, FIXED,DECODE,PROMPT[,SPLIT]: an engine "
-          "iteration's milliseconds, fixed, per decode token, per prompt token, and what a "
-          "split iteration adds");
+          "--step-cost takes three to five numbers, FIXED,DECODE,PROMPT[,SPLIT[,PAIR]]: an "
+          "engine iteration's milliseconds, fixed, per decode token, per prompt token, what a "
+          "split iteration adds, and what each pair of decode tokens in an iteration adds");
     }
     engine = m.batching.value_or(plan::BatchingModel{});  // measured tokens, if any
     engine->fixed_ms = f.step_cost[0];
     engine->per_decode_token_ms = f.step_cost[1];
     engine->per_prompt_token_ms = f.step_cost[2];
-    engine->per_split_ms = f.step_cost.size() == 4 ? f.step_cost[3] : 0.0;
+    engine->per_split_ms = f.step_cost.size() >= 4 ? f.step_cost[3] : 0.0;
+    engine->per_decode_pair_ms = f.step_cost.size() == 5 ? f.step_cost[4] : 0.0;
     if (!servers_given && !m.batching)
       return Error::invalid("--step-cost needs --servers: the engine's slots");
     if (servers_given) engine->slots = f.servers;
@@ -361,9 +362,10 @@ void add_capacity_command(CLI::App& app, int& exit_code) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   option("--step-cost", f.step_cost,
          "One engine's iteration cost in ms: fixed, per decode token, per prompt token, and "
-         "optionally what a split iteration adds (its /v1/stats capacity.iteration_cost): "
-         "simulate its continuous batching (--servers slots)",
-         "F,D,P[,S]", load)
+         "optionally what a split iteration adds and what each pair of decode tokens in one "
+         "iteration adds (its /v1/stats capacity.iteration_cost): simulate its continuous "
+         "batching (--servers slots)",
+         "F,D,P[,S[,Q]]", load)
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   option("--prompt-tokens", f.prompt_tokens,

@@ -16,6 +16,13 @@ constexpr double kOwnVariance = 1e-3;
 using Vector = IterationCostModel::Vector;
 using Matrix = IterationCostModel::Matrix;
 using Indices = std::array<int, IterationCostModel::kRegressors>;
+// The regressors' places in the fit's vectors.
+enum { kDecode, kPrompt, kSplit, kPairs };
+
+// Pairs of decode tokens in one step: the convex term's regressor.
+std::int64_t decode_pairs(std::int64_t decode_tokens) {
+  return decode_tokens * (decode_tokens - 1) / 2;
+}
 
 // Least squares on `used` of the regressors, from their (co)variances: false when one of them
 // does not vary or is in lockstep with the others. Symmetric elimination without pivoting:
@@ -84,29 +91,37 @@ IterationCostModel::IterationCostModel(int step_tokens, int split_tokens, double
     : forget_(1.0 - 1.0 / std::max(memory, 1.0)),
       step_tokens_(step_tokens),
       split_tokens_(split_tokens) {
-  kept_.reserve(kExcessKept);
+  kept_.reserve(kRecentKept);
 }
 
 void IterationCostModel::record_iteration(int decode_tokens, int prompt_tokens, bool split,
                                           double milliseconds) {
   // Exponentially weighted means and (co)variances, updated in one pass (West's algorithm).
   ++iterations_;
+  const std::int64_t pairs = decode_pairs(decode_tokens);
   totals_.milliseconds += milliseconds;
   totals_.decode_tokens += decode_tokens;
   totals_.prompt_tokens += prompt_tokens;
   totals_.splits += split ? 1 : 0;
-  const Kept kept{static_cast<float>(decode_tokens), static_cast<float>(prompt_tokens),
-                  static_cast<float>(milliseconds), split};
-  if (kept_.size() < kExcessKept) {
+  totals_.decode_pairs += pairs;
+  const IterationCost::Iteration kept{static_cast<float>(decode_tokens),
+                                      static_cast<float>(prompt_tokens),
+                                      static_cast<float>(milliseconds), split};
+  if (kept_.size() < kRecentKept) {
     kept_.push_back(kept);
   } else {
-    kept_[static_cast<std::size_t>((iterations_ - 1) % kExcessKept)] = kept;
+    kept_[static_cast<std::size_t>((iterations_ - 1) % kRecentKept)] = kept;
   }
+  if (iterations_ % kRecentEvery == 0)
+    recent_ = std::make_shared<const std::vector<IterationCost::Iteration>>(kept_);
   weight_ = weight_ * forget_ + 1;
   const double share = 1 / weight_;
-  const double x[kRegressors] = {static_cast<double>(decode_tokens),
-                                 static_cast<double>(prompt_tokens), split ? 1.0 : 0.0};
-  double deviation[kRegressors];
+  Vector x{};
+  x[kDecode] = decode_tokens;
+  x[kPrompt] = prompt_tokens;
+  x[kSplit] = split ? 1.0 : 0.0;
+  x[kPairs] = static_cast<double>(pairs);
+  Vector deviation{};
   for (int i = 0; i < kRegressors; ++i) {
     deviation[i] = x[i] - mean_[i];
     mean_[i] += share * deviation[i];
@@ -119,41 +134,6 @@ void IterationCostModel::record_iteration(int decode_tokens, int prompt_tokens, 
       covariance_[i][j] = keep * (covariance_[i][j] + share * deviation[i] * deviation[j]);
     with_ms_[i] = keep * (with_ms_[i] + share * deviation[i] * y);
   }
-  if (iterations_ % kExcessEvery == 0) refresh_excess();
-}
-
-void IterationCostModel::refresh_excess() {
-  IterationCost cost;
-  fit(cost);
-  std::vector<double> excess;
-  excess.reserve(kept_.size());
-  for (const Kept& k : kept_) {
-    excess.push_back(k.milliseconds - (cost.fixed_ms + cost.per_decode_token_ms * k.decode_tokens +
-                                       cost.per_prompt_token_ms * k.prompt_tokens +
-                                       (k.split ? cost.per_split_ms : 0.0)));
-  }
-  std::sort(excess.begin(), excess.end());
-  auto summary = std::make_shared<IterationCost::Excess>();
-  const std::size_t n = excess.size();
-  const std::size_t tail = std::min<std::size_t>(kExcessTail, n);
-  const std::size_t body = n - tail;
-  const std::size_t bins = std::min<std::size_t>(kExcessBins, body);
-  const auto add = [&](std::size_t from, std::size_t to) {
-    double sum = 0;
-    for (std::size_t j = from; j < to; ++j)
-      sum += excess[j];
-    summary->milliseconds.push_back(sum / static_cast<double>(to - from));
-    summary->shares.push_back(static_cast<double>(to - from) / static_cast<double>(n));
-  };
-  for (std::size_t i = 0; i < bins; ++i)
-    add(i * body / bins, (i + 1) * body / bins);
-  for (std::size_t j = body; j < n; ++j)
-    add(j, j + 1);
-  // Means of equal values may differ in their last bit: ascending, exactly.
-  std::vector<double>& values = summary->milliseconds;
-  for (std::size_t i = 1; i < values.size(); ++i)
-    values[i] = std::max(values[i], values[i - 1]);
-  excess_ = std::move(summary);
 }
 
 void IterationCostModel::record_request(int prompt_tokens, int output_tokens) {
@@ -172,7 +152,7 @@ IterationCost IterationCostModel::snapshot() const {
   cost.step_tokens = step_tokens_;
   cost.split_tokens = split_tokens_;
   cost.totals = totals_;
-  cost.excess = excess_;
+  cost.recent = recent_;
   fit(cost);
   return cost;
 }
@@ -180,35 +160,84 @@ IterationCost IterationCostModel::snapshot() const {
 void IterationCostModel::fit(IterationCost& cost) const {
   if (iterations_ == 0) return;
 
-  enum { kDecode, kPrompt, kSplit };
   const auto& c = covariance_;
   // Decode and prompt tokens apart when both vary and not in lockstep (the two alone solve);
   // else one regressor, all tokens, whose slope both kinds get.
   Vector unused{};
   const bool apart = solve(c, with_ms_, {kDecode, kPrompt}, 2, unused);
-  double decode = 0, prompt = 0, split = 0;
+  Vector slopes{};
   if (apart) {
-    const Vector slopes = non_negative_fit(c, with_ms_, kRegressors);
-    decode = slopes[kDecode];
-    prompt = slopes[kPrompt];
-    split = slopes[kSplit];
+    slopes = non_negative_fit(c, with_ms_, kRegressors);
   } else {
+    // The regressors again with kPrompt folded into kDecode: all tokens, split, pairs.
+    constexpr std::array<int, 3> kept = {kDecode, kSplit, kPairs};
+    const auto tokens_with = [&](int j) { return c[kDecode][j] + c[kPrompt][j]; };
     Matrix cov{};
     Vector with{};
-    cov[0][0] = c[kDecode][kDecode] + 2 * c[kDecode][kPrompt] + c[kPrompt][kPrompt];
-    cov[0][1] = cov[1][0] = c[kDecode][kSplit] + c[kPrompt][kSplit];
-    cov[1][1] = c[kSplit][kSplit];
-    with[0] = with_ms_[kDecode] + with_ms_[kPrompt];
-    with[1] = with_ms_[kSplit];
-    const Vector slopes = non_negative_fit(cov, with, 2);
-    decode = prompt = slopes[0];
-    split = slopes[1];
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        const int a = kept[i], b = kept[j];
+        if (a == kDecode && b == kDecode) {
+          cov[i][j] = tokens_with(kDecode) + tokens_with(kPrompt);
+        } else if (a == kDecode) {
+          cov[i][j] = tokens_with(b);
+        } else if (b == kDecode) {
+          cov[i][j] = tokens_with(a);
+        } else {
+          cov[i][j] = c[a][b];
+        }
+      }
+      with[i] = kept[i] == kDecode ? with_ms_[kDecode] + with_ms_[kPrompt] : with_ms_[kept[i]];
+    }
+    const Vector merged = non_negative_fit(cov, with, 3);
+    slopes[kDecode] = slopes[kPrompt] = merged[0];
+    slopes[kSplit] = merged[1];
+    slopes[kPairs] = merged[2];
   }
-  cost.per_decode_token_ms = decode;
-  cost.per_prompt_token_ms = prompt;
-  cost.per_split_ms = split;
-  cost.fixed_ms = std::max(
-      mean_ms_ - decode * mean_[kDecode] - prompt * mean_[kPrompt] - split * mean_[kSplit], 0.0);
+  cost.per_decode_token_ms = slopes[kDecode];
+  cost.per_prompt_token_ms = slopes[kPrompt];
+  cost.per_split_ms = slopes[kSplit];
+  cost.per_decode_pair_ms = slopes[kPairs];
+  double fixed = mean_ms_;
+  for (int i = 0; i < kRegressors; ++i)
+    fixed -= slopes[i] * mean_[i];
+  cost.fixed_ms = std::max(fixed, 0.0);
+}
+
+double IterationCost::predict(double decode_tokens, double prompt_tokens, bool split) const {
+  return fixed_ms + per_decode_token_ms * decode_tokens + per_prompt_token_ms * prompt_tokens +
+         (split ? per_split_ms : 0.0) +
+         per_decode_pair_ms * decode_tokens * (decode_tokens - 1) / 2;
+}
+
+IterationCost::Excess IterationCost::excess() const {
+  Excess summary;
+  if (!recent) return summary;
+  std::vector<double> excess;
+  excess.reserve(recent->size());
+  for (const Iteration& i : *recent)
+    excess.push_back(i.milliseconds - predict(i.decode_tokens, i.prompt_tokens, i.split));
+  std::sort(excess.begin(), excess.end());
+  const std::size_t n = excess.size();
+  const std::size_t tail = std::min<std::size_t>(kExcessTail, n);
+  const std::size_t body = n - tail;
+  const std::size_t bins = std::min<std::size_t>(kExcessBins, body);
+  const auto add = [&](std::size_t from, std::size_t to) {
+    double sum = 0;
+    for (std::size_t j = from; j < to; ++j)
+      sum += excess[j];
+    summary.milliseconds.push_back(sum / static_cast<double>(to - from));
+    summary.shares.push_back(static_cast<double>(to - from) / static_cast<double>(n));
+  };
+  for (std::size_t i = 0; i < bins; ++i)
+    add(i * body / bins, (i + 1) * body / bins);
+  for (std::size_t j = body; j < n; ++j)
+    add(j, j + 1);
+  // Means of equal values may differ in their last bit: ascending, exactly.
+  std::vector<double>& values = summary.milliseconds;
+  for (std::size_t i = 1; i < values.size(); ++i)
+    values[i] = std::max(values[i], values[i - 1]);
+  return summary;
 }
 
 }  // namespace supportd::engine

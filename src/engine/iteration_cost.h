@@ -6,16 +6,21 @@
 // calls, sampling, handing out the tokens, the loop's own work) is fitted by least squares to
 //   fixed + per decode token x decode tokens + per prompt token x prompt tokens
 //         + per split x (1 if the step's decode tokens and prompt chunks went to llama_decode
-//                          in two calls, else 0),
-// every coefficient 0 or more, older iterations forgotten exponentially. A request's demand is
-// the prompt tokens it computed (its prompt less what it reused) and the tokens it generated,
-// averaged over the recent requests that finished normally.
-// How iterations scatter around the fit is kept too: the recent iterations' time less what the
-// fit predicts for them (an iteration the OS or another thread stalled for 20 ms at 1 ms
-// predicted shows as +19 ms), the largest alone and the rest in bins, each with its share; a
-// simulation that draws from them sees stalls where they happen instead of spread over every
-// iteration.
-// Not thread-safe: owned by the engine thread; its snapshot travels in EngineStats.
+//                          in two calls, else 0)
+//         + per decode pair x decode tokens x (decode tokens - 1) / 2,
+// every coefficient 0 or more, older iterations forgotten exponentially. The last term is the
+// cost's growth beyond linear in the decode tokens, where there is some: on a 2-core machine a
+// full batch of 4 cost 2.0 ms where 1, 2 and 3 cost 0.91, 1.13 and 1.45 (docs/performance.md),
+// and a linear fit over mostly smaller batches priced the full ones, where queues form, low.
+// A request's demand is the prompt tokens it computed (its prompt less what it reused) and the
+// tokens it generated, averaged over the recent requests that finished normally.
+// How iterations scatter around the fit is kept too: the recent iterations themselves, from
+// which IterationCost::excess() gives their time less what the fit predicts for each (an
+// iteration the OS or another thread stalled for 20 ms at 1 ms predicted shows as +19 ms), the
+// largest alone and the rest in bins, each with its share; a simulation that draws from them
+// sees stalls where they happen instead of spread over every iteration.
+// Not thread-safe: owned by the engine thread; its snapshot travels in EngineStats (the
+// snapshot is a value: any thread may read it, and summarize its excess).
 #pragma once
 
 #include <array>
@@ -32,6 +37,8 @@ struct IterationCost {
   double per_prompt_token_ms = 0;
   // What a split step's second llama_decode call adds (a second pass over the weights).
   double per_split_ms = 0;
+  // What each pair of decode tokens in one step adds (the convex part; see above).
+  double per_decode_pair_ms = 0;
   // A step holding decode tokens and prompt chunks is split from this many tokens (0: never;
   // the engine's layout decides, see engine/llama/step.cpp).
   int split_tokens = 0;
@@ -47,30 +54,44 @@ struct IterationCost {
     std::int64_t decode_tokens = 0;
     std::int64_t prompt_tokens = 0;
     std::int64_t splits = 0;
+    std::int64_t decode_pairs = 0;  // each iteration's decode tokens x (them - 1) / 2
   } totals;
+  // The most recent iterations as measured (at most IterationCostModel::kRecentKept, in no
+  // particular order; refreshed every kRecentEvery iterations; null before the first
+  // kRecentEvery).
+  struct Iteration {
+    float decode_tokens, prompt_tokens, milliseconds;
+    bool split;
+  };
+  std::shared_ptr<const std::vector<Iteration>> recent;
+
+  // What the fit predicts for an iteration.
+  double predict(double decode_tokens, double prompt_tokens, bool split) const;
+
   // The recent iterations' time less the fit's prediction for each (milliseconds), sorted:
-  // the kExcessTail largest alone, the rest cut into equal bins; each value is a bin's mean and
-  // its share the bin's part of the iterations (the shares sum to 1). The rare stalls keep
-  // their size that way, where equal bins would average them with ordinary iterations. Null
-  // until kExcessEvery iterations are measured; refreshed every kExcessEvery iterations.
+  // the kExcessTail largest alone, the rest cut into kExcessBins equal bins; each value is a
+  // bin's mean and its share the bin's part of the iterations (the shares sum to 1). The rare
+  // stalls keep their size that way, where equal bins would average them with ordinary
+  // iterations. Empty when `recent` is null. A sort of kRecentKept values: about 0.2 ms, paid
+  // by whoever asks (the stats handler), not the engine thread.
   struct Excess {
     std::vector<double> milliseconds;  // ascending
     std::vector<double> shares;
   };
-  std::shared_ptr<const Excess> excess;
+  static constexpr int kExcessTail = 32;
+  static constexpr int kExcessBins = 96;
+  Excess excess() const;
 };
 
 class IterationCostModel {
  public:
-  // The fit's regressors (decode tokens, prompt tokens, split as 0 or 1) and its sums' shapes.
-  static constexpr int kRegressors = 3;
-  // Iterations kept for the excess (the most recent), the largest of them kept alone, the
-  // bins for the rest, and how often it is recomputed (a sort of kExcessKept values: about
-  // 0.2 ms, once per kExcessEvery iterations).
-  static constexpr int kExcessKept = 4096;
-  static constexpr int kExcessTail = 32;
-  static constexpr int kExcessBins = 96;
-  static constexpr int kExcessEvery = 256;
+  // The fit's regressors (decode tokens, prompt tokens, split as 0 or 1, decode pairs) and its
+  // sums' shapes.
+  static constexpr int kRegressors = 4;
+  // Iterations kept for the excess (the most recent), and how often their copy in the
+  // snapshot is refreshed (64 KB copied once per kRecentEvery iterations).
+  static constexpr int kRecentKept = 4096;
+  static constexpr int kRecentEvery = 256;
   using Vector = std::array<double, kRegressors>;
   using Matrix = std::array<Vector, kRegressors>;
 
@@ -89,16 +110,11 @@ class IterationCostModel {
   // The fit: every coefficient 0 or more (the least-squares fit under that constraint). A kind
   // of token whose count never varied, or that always came in step with the other, gets the
   // slope of all tokens together (or none); a split never seen, or always seen, costs 0 apart
-  // from the rest.
+  // from the rest, and so do decode pairs when no step held two decode tokens.
   IterationCost snapshot() const;
 
  private:
-  struct Kept {
-    float decode_tokens, prompt_tokens, milliseconds;
-    bool split;
-  };
   void fit(IterationCost& cost) const;
-  void refresh_excess();
 
   const double forget_;
   const int step_tokens_;
@@ -114,8 +130,8 @@ class IterationCostModel {
   std::int64_t requests_ = 0;
   double request_weight_ = 0;
   double mean_request_prompt_ = 0, mean_request_output_ = 0;
-  std::vector<Kept> kept_;  // a ring of the last kExcessKept iterations
-  std::shared_ptr<const IterationCost::Excess> excess_;
+  std::vector<IterationCost::Iteration> kept_;  // a ring of the last kRecentKept iterations
+  std::shared_ptr<const std::vector<IterationCost::Iteration>> recent_;  // kept_, copied
 };
 
 }  // namespace supportd::engine

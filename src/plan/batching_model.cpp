@@ -104,7 +104,8 @@ class SimulatedEngine {
                        decode + prompt >= model_.split_tokens;
     const double cost_ms =
         speed(now) * (model_.fixed_ms + model_.per_decode_token_ms * decode +
-                      model_.per_prompt_token_ms * prompt + (split ? model_.per_split_ms : 0.0));
+                      model_.per_prompt_token_ms * prompt + (split ? model_.per_split_ms : 0.0) +
+                      model_.per_decode_pair_ms * decode * (decode - 1) / 2);
     const double end = now + std::max(cost_ms + excess(), kLeastShare * cost_ms) / 1e3;
     // Apply: a sequence that fed its last pending token has a new one.
     for (Sequence& s : running_) {
@@ -155,7 +156,8 @@ Status check_batching(const BatchingModel& m) {
   for (const auto& [flag, cost] : {std::pair{"step-cost", m.fixed_ms},
                                    {"step-cost", m.per_decode_token_ms},
                                    {"step-cost", m.per_prompt_token_ms},
-                                   {"step-cost", m.per_split_ms}}) {
+                                   {"step-cost", m.per_split_ms},
+                                   {"step-cost", m.per_decode_pair_ms}}) {
     if (!non_negative(cost))
       return Error::invalid("every iteration cost must be a number of milliseconds, 0 or more",
                             flag);

@@ -9,7 +9,9 @@
 // the decode tokens fill it); the iteration costs
 //   fixed + per decode token x decode tokens + per prompt token x prompt tokens
 //         (+ per split when the iteration holds both kinds and at least split tokens: the
-//          engine then computes them in two calls).
+//          engine then computes them in two calls)
+//         + per decode pair x decode tokens x (decode tokens - 1) / 2 (the growth beyond
+//          linear in the decode tokens the engine measured, if any).
 // The chunk that completes a prompt gives the request its first token; it leaves with its
 // last, and its slot is free for the next iteration.
 // Every request computes the same prompt tokens and generates the same tokens (the measured
@@ -37,7 +39,8 @@ struct BatchingModel {
   double fixed_ms = 0;    // an iteration's cost: fixed + per token of each kind
   double per_decode_token_ms = 0;
   double per_prompt_token_ms = 0;
-  double per_split_ms = 0;   // what a split iteration adds (a second pass over the weights)
+  double per_split_ms = 0;        // what a split iteration adds (a second pass over the weights)
+  double per_decode_pair_ms = 0;  // what each pair of decode tokens in an iteration adds
   int split_tokens = 0;      // an iteration holding both kinds is split from this many (0: never)
   double prompt_tokens = 0;  // computed per request (simulated as the nearest whole number, >= 1)
   double output_tokens = 0;  // generated per request (likewise)

@@ -86,13 +86,16 @@ Result<CapacityPlan> make_plan(PlanInputs inputs) {
   if (const auto& engine = inputs.station.batching) {
     inputs.notes.push_back(fmt::format(
         "one engine of {} slots simulated: an iteration costs {:.3g} ms + {:.3g} ms per decode "
-        "token + {:.3g} ms per prompt token{} (budget {} tokens), every request {:.0f} prompt "
+        "token + {:.3g} ms per prompt token{}{} (budget {} tokens), every request {:.0f} prompt "
         "tokens computed and {:.0f} generated; it completes at most {:.4g}/s; servers needed "
         "count slots of more engines at that rate per slot ({:.4g}/s)",
         engine->slots, engine->fixed_ms, engine->per_decode_token_ms, engine->per_prompt_token_ms,
         engine->split_tokens > 0 && engine->per_split_ms > 0
             ? fmt::format(" + {:.3g} ms when split (both kinds, {} tokens or more)",
                           engine->per_split_ms, engine->split_tokens)
+            : std::string(),
+        engine->per_decode_pair_ms > 0
+            ? fmt::format(" + {:.3g} ms per pair of decode tokens", engine->per_decode_pair_ms)
             : std::string(),
         engine->step_tokens, engine->prompt_tokens, engine->output_tokens,
         inputs.station.capacity(), staffing_station(inputs.station).service_rate));

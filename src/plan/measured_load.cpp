@@ -268,6 +268,8 @@ Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::
     // A server from before split steps were costed reports neither: no split.
     PLAN_READ(split, f.number({"capacity", "iteration_cost", "per_split_ms"}));
     PLAN_READ(split_tokens, f.number({"capacity", "iteration_cost", "split_tokens"}));
+    // Nor from before decode pairs were: linear in the decode tokens.
+    PLAN_READ(pairs, f.number({"capacity", "iteration_cost", "per_decode_pair_ms"}));
     PLAN_READ(requests, f.number({"capacity", "iteration_cost", "requests"}));
     PLAN_READ(prompt_tokens, f.number({"capacity", "iteration_cost", "prompt_tokens"}));
     PLAN_READ(output_tokens, f.number({"capacity", "iteration_cost", "output_tokens"}));
@@ -289,6 +291,7 @@ Result<MeasuredLoad> load_from_supportd_stats(std::string_view body, const std::
       engine.per_decode_token_ms = decode.value_or(-1);
       engine.per_prompt_token_ms = prompt.value_or(-1);
       engine.per_split_ms = split.value_or(0);
+      engine.per_decode_pair_ms = pairs.value_or(0);
       engine.split_tokens = static_cast<int>(std::clamp(split_tokens.value_or(0), -1.0, 1e7));
       engine.prompt_tokens = prompt_tokens.value_or(0);
       engine.output_tokens = output_tokens.value_or(0);

@@ -114,6 +114,10 @@ test('a server kept busy with several requests at once gives the plan its engine
   assert.ok(cost.totals.decode_tokens >= cost.requests * 8, JSON.stringify(cost.totals));
   assert.ok(cost.totals.prompt_tokens > 0, JSON.stringify(cost.totals));
   assert.ok(cost.totals.splits >= 0 && cost.totals.splits <= cost.iterations, JSON.stringify(cost.totals));
+  // Pairs of decode tokens: this load runs up to 4 at once (up to 6 pairs an iteration).
+  assert.ok(cost.per_decode_pair_ms >= 0, JSON.stringify(cost));
+  assert.ok(cost.totals.decode_pairs > 0 && cost.totals.decode_pairs <= 6 * cost.iterations,
+            JSON.stringify(cost.totals));
   // How the iterations scattered around the fit: 128 values, ascending, with their shares
   // summing to 1, from 256 iterations on (null before; this load makes thousands), and the
   // plan draws from them.

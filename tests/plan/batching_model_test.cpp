@@ -124,6 +124,25 @@ TEST(BatchingModel, ASplitCostsOnlyIterationsHoldingBothKindsOfTokens) {
   EXPECT_EQ(unsplit->waits, without->waits);
 }
 
+TEST(BatchingModel, PairsOfDecodeTokensMakeFullBatchesDearer) {
+  // One slot never decodes two tokens at once: a pair cost changes nothing.
+  BatchingModel alone = one_slot();
+  alone.per_decode_pair_ms = 100;
+  EXPECT_NEAR(batching_capacity(alone), 20, 1e-9);
+
+  // Four slots kept full: the prompts' iteration as before (14.8 ms, no decode tokens), each of
+  // the nine decode iterations 4 ms + 6 pairs x 0.2 ms = 5.2 ms: four requests every 61.6 ms.
+  BatchingModel convex = four_slots();
+  convex.per_decode_pair_ms = 0.2;
+  EXPECT_NEAR(batching_capacity(convex), 4 / 0.0616, 1e-6);
+  // The same load waits longer on the convex engine.
+  const double rate = 0.6 * batching_capacity(convex);
+  auto linear = simulate_batching(four_slots(), rate);
+  auto dearer = simulate_batching(convex, rate);
+  ASSERT_TRUE(linear.ok() && dearer.ok());
+  EXPECT_GT(dearer->mean_wait_s, linear->mean_wait_s);
+}
+
 TEST(BatchingModel, LongRequestsAreSimulatedInFewerNumbers) {
   // 200,000 tokens each: within a budget of 10 million slot-iterations, 200 requests (the
   // least measured) rather than 100,000, and the wait still a steady state's.
@@ -155,6 +174,9 @@ TEST(BatchingModel, BadModelsNameTheirFlag) {
   EXPECT_EQ(param_of(m), "step-cost");  // an iteration that costs nothing
   m = one_slot();
   m.per_split_ms = -0.5;
+  EXPECT_EQ(param_of(m), "step-cost");
+  m = one_slot();
+  m.per_decode_pair_ms = std::nan("");
   EXPECT_EQ(param_of(m), "step-cost");
   m = one_slot();
   m.split_tokens = -1;

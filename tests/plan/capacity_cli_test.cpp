@@ -108,6 +108,12 @@ TEST_F(CapacityCli, StepCostSimulatesTheEngine) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("one engine of 1 slots simulated"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("mean time to 1st token"), std::string::npos) << text.out;
+  // A fifth number: what each pair of decode tokens in an iteration adds (said in the notes).
+  const Command convex =
+      capacity({"--arrival-rate", "40", "--servers", "4", "--step-cost", "2,0.5,0.1,0,0.2",
+                "--prompt-tokens", "32", "--output-tokens", "10"});
+  ASSERT_EQ(convex.exit_code, 0) << convex.err;
+  EXPECT_NE(convex.out.find("+ 0.2 ms per pair of decode tokens"), std::string::npos) << convex.out;
   // How much a measurement of 60 s at that rate would vary by chance.
   const Command spread = capacity(with(kOneSlot, {"--json", "--run-seconds", "60"}));
   ASSERT_EQ(spread.exit_code, 0) << spread.err;
@@ -204,7 +210,9 @@ TEST_F(CapacityCli, BadInputExitsTwoWithAMessage) {
       {{"--arrival-rate", "10", "--busy-rates", "25,0"}, "service curve"},
       {{"--arrival-rate", "10", "--busy-rates", "25,50", "--servers", "3"}, "must agree"},
       {{"--arrival-rate", "60", "--busy-rates", "25,50"}, "no steady state"},
-      {{"--arrival-rate", "10", "--servers", "4", "--step-cost", "1,2"}, "three or four numbers"},
+      {{"--arrival-rate", "10", "--servers", "4", "--step-cost", "1,2"}, "three to five numbers"},
+      {{"--arrival-rate", "10", "--servers", "4", "--step-cost", "1,0,0,0,0,0"},
+       "three to five numbers"},
       {{"--arrival-rate", "10", "--step-cost", "1,0,0", "--prompt-tokens", "8", "--output-tokens",
         "4"},
        "needs --servers"},

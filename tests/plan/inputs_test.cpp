@@ -179,7 +179,8 @@ TEST(MeasuredLoad, TheEnginesIterationCostsBecomeASimulatedEngine) {
   EXPECT_EQ(m->batching->per_prompt_token_ms, 0.4);
   EXPECT_EQ(m->batching->prompt_tokens, 63.6);
   EXPECT_EQ(m->batching->output_tokens, 32);
-  EXPECT_TRUE(m->batching->excess_ms.empty());  // a server that does not measure it: none
+  EXPECT_TRUE(m->batching->excess_ms.empty());    // a server that does not measure it: none
+  EXPECT_EQ(m->batching->per_decode_pair_ms, 0);  // nor pairs: linear in the decode tokens
 
   // The iterations' excess over the fit goes to the simulation as it was measured.
   auto scattered = load_from_supportd_stats(
@@ -187,10 +188,11 @@ TEST(MeasuredLoad, TheEnginesIterationCostsBecomeASimulatedEngine) {
           {"iterations": 5000, "fixed_ms": 6.5, "per_decode_token_ms": 0.75,
            "per_prompt_token_ms": 0.4, "requests": 300, "prompt_tokens": 63.6,
            "output_tokens": 32, "step_tokens": 256, "excess_ms": [-0.5, 0, 0.1, 19.5],
-           "excess_shares": [0.4, 0.3, 0.2, 0.1]}}})",
+           "excess_shares": [0.4, 0.3, 0.2, 0.1], "per_decode_pair_ms": 0.09}}})",
       "u");
   ASSERT_TRUE(scattered.ok()) << scattered.error().message;
   ASSERT_TRUE(scattered->batching.has_value());
+  EXPECT_EQ(scattered->batching->per_decode_pair_ms, 0.09);
   EXPECT_EQ(scattered->batching->excess_ms, (std::vector<double>{-0.5, 0, 0.1, 19.5}));
   EXPECT_EQ(scattered->batching->excess_shares, (std::vector<double>{0.4, 0.3, 0.2, 0.1}));
   auto not_numbers = load_from_supportd_stats(
