@@ -169,25 +169,18 @@ void IterationCostModel::fit(IterationCost& cost) const {
   if (apart) {
     slopes = non_negative_fit(c, with_ms_, kRegressors);
   } else {
-    // The regressors again with kPrompt folded into kDecode: all tokens, split, pairs.
-    constexpr std::array<int, 3> kept = {kDecode, kSplit, kPairs};
-    const auto tokens_with = [&](int j) { return c[kDecode][j] + c[kPrompt][j]; };
+    // Three regressors, each a sum of the originals: all tokens, split, pairs. Their
+    // (co)variances are those of the sums: rows x covariance x rows transposed.
+    constexpr std::array<Vector, 3> rows = {{{1, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}};
     Matrix cov{};
     Vector with{};
     for (int i = 0; i < 3; ++i) {
-      for (int j = 0; j < 3; ++j) {
-        const int a = kept[i], b = kept[j];
-        if (a == kDecode && b == kDecode) {
-          cov[i][j] = tokens_with(kDecode) + tokens_with(kPrompt);
-        } else if (a == kDecode) {
-          cov[i][j] = tokens_with(b);
-        } else if (b == kDecode) {
-          cov[i][j] = tokens_with(a);
-        } else {
-          cov[i][j] = c[a][b];
-        }
+      for (int a = 0; a < kRegressors; ++a) {
+        with[i] += rows[i][a] * with_ms_[a];
+        for (int j = 0; j < 3; ++j)
+          for (int b = 0; b < kRegressors; ++b)
+            cov[i][j] += rows[i][a] * c[a][b] * rows[j][b];
       }
-      with[i] = kept[i] == kDecode ? with_ms_[kDecode] + with_ms_[kPrompt] : with_ms_[kept[i]];
     }
     const Vector merged = non_negative_fit(cov, with, 3);
     slopes[kDecode] = slopes[kPrompt] = merged[0];
