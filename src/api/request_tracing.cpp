@@ -106,34 +106,37 @@ class TracedRequest final : public http::RequestWatch {
                                   ? trace_->latency_ms()
                                   : static_cast<double>(end_ns - start_ns) / 1e6;
     // A trace nobody will read (dropped, or refused by a full export queue) ends here, its
-    // SERVER span never made: most of what a dropped request's tracing costs.
-    if (tracer_.end_unread(*trace_, latency_ms, 1)) return;
-    // Named by the route ("POST /v1/answer") once one matched, else by the method, or "HTTP"
-    // when that is not known (an answer given before the request line was read whole).
-    const trace::RequestTrace::Labels labels = trace_->labels();
-    const std::string& tenant = labels.tenant;
-    const std::string_view name = !labels.route.empty()     ? std::string_view(labels.route)
-                                  : request_.method.empty() ? std::string_view("HTTP")
-                                                            : std::string_view(request_.method);
-    // A trace only the exporter will read: its SERVER span is encoded as it is described,
-    // straight into the export batch, never made as a record.
+    // SERVER span never made: most of what a dropped request's tracing costs. One only the
+    // exporter will read has its SERVER span encoded as it is described, straight into the
+    // export batch, never made as a record.
     const auto encode_root = [&](trace::ProtobufWriter& out, const trace::ExportedTrace& ids) {
+      const trace::RequestTrace::Labels labels = trace_->labels();
+      const std::string_view name = root_name(labels);
       trace::SpanEncoder root(out, ids, trace_->root_id(), trace_->remote_parent(), name,
                               trace::SpanKind::kServer, start_ns, end_ns);
-      describe(root, name, tenant, exchange, end_ns);
+      describe(root, name, labels.tenant, exchange, end_ns);
       root.finish();
     };
-    if (tracer_.end_exported(*trace_, latency_ms, {.count = 1, .write = std::cref(encode_root)}))
+    if (tracer_.end_early(*trace_, latency_ms, {.count = 1, .write = std::cref(encode_root)}))
       return;
+    const trace::RequestTrace::Labels labels = trace_->labels();
+    const std::string_view name = root_name(labels);
     trace::SpanRecord root = trace_->begin_root(std::string(name), trace::SpanKind::kServer);
     root.end_ns = end_ns;
     root.attributes.reserve(kRootAttributes);
-    describe(root, name, tenant, exchange, end_ns);
+    describe(root, name, labels.tenant, exchange, end_ns);
     trace_->add(std::move(root));
     trace_->end_part();
   }
 
  private:
+  // The SERVER span's name: the route's ("POST /v1/answer") once one matched, else the method,
+  // or "HTTP" when that is not known (an answer given before the request line was read whole).
+  std::string_view root_name(const trace::RequestTrace::Labels& labels) const {
+    if (!labels.route.empty()) return labels.route;
+    return request_.method.empty() ? std::string_view("HTTP") : std::string_view(request_.method);
+  }
+
   // The SERVER span's attributes, status and events, into a record or an encoder (the same
   // calls). `name`: the span's ("POST /v1/answer" once a route matched).
   template <typename Span>

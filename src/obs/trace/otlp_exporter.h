@@ -78,7 +78,7 @@ class OtlpExporter {
            queued_spans_.load(std::memory_order_relaxed) + spans > options_->max_queue_spans;
   }
   // Counts `spans` refused for a full queue without offering them (the tracer decided so
-  // before building them whole: Tracer::end_unread).
+  // before building them whole: Tracer::end_early).
   void refuse(std::size_t spans) { count_dropped(spans, DropReason::kQueueFull); }
   // Runs `on_wake` on the thread soon.
   void wake();

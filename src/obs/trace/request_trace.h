@@ -107,7 +107,7 @@ class RequestTrace : public std::enable_shared_from_this<RequestTrace> {
   // hands the trace to the tracer's own thread.
   void end_part_elsewhere();
   // Ends the caller's part without finishing the trace when it is the last one (for
-  // Tracer::end_unread and end_exported, which decide and count in finish()'s place): true.
+  // Tracer::end_early, which decides and counts in finish()'s place): true.
   // Otherwise nothing changes: false.
   bool end_part_unfinished() {
     int last = 1;

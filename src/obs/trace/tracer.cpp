@@ -80,31 +80,21 @@ std::shared_ptr<RequestTrace> Tracer::start_following(const SpanContext& from) {
                                         from.sampled());
 }
 
-bool Tracer::end_unread(RequestTrace& trace, double latency_ms, std::size_t own_spans) {
+bool Tracer::end_early(RequestTrace& trace, double latency_ms, const OtlpExporter::OwnSpans& own) {
   if (!trace.ends_with_this_part()) return false;
   const KeepReason reason =
       decide_keep(trace.sampled(), trace.failed(), latency_ms, options_.slow_ms);
   if (reason != KeepReason::kDropped && reason != KeepReason::kSampled) return false;
-  // Sampled with an exporter: unread only when its queue has no room for the spans.
-  const bool to_exporter = reason == KeepReason::kSampled && exporter_->exporting();
-  const std::size_t spans = to_exporter ? trace.span_count() + own_spans : 0;
-  if (to_exporter && !exporter_->full(spans)) return false;
+  const bool exporting = reason == KeepReason::kSampled && exporter_->exporting();
+  const std::size_t spans = exporting ? trace.span_count() + own.count : 0;
+  const bool refused = exporting && exporter_->full(spans);
   if (!trace.end_part_unfinished()) return false;  // a part opened meanwhile: nothing happened
   if (obs::Counter* counter = traces_[static_cast<int>(reason)]) counter->increment();
-  if (to_exporter) exporter_->refuse(spans);
-  return true;
-}
-
-bool Tracer::end_exported(RequestTrace& trace, double latency_ms,
-                          const OtlpExporter::OwnSpans& own) {
-  if (!exporter_->exporting() || !trace.ends_with_this_part()) return false;
-  if (decide_keep(trace.sampled(), trace.failed(), latency_ms, options_.slow_ms) !=
-      KeepReason::kSampled)
-    return false;
-  if (!trace.end_part_unfinished()) return false;
-  if (obs::Counter* counter = traces_[static_cast<int>(KeepReason::kSampled)]) counter->increment();
-  exporter_->enqueue(exported_of(trace, trace.take_spans()),
-                     &own);  // a full queue counts the refusal
+  if (refused) {
+    exporter_->refuse(spans);
+  } else if (exporting) {
+    exporter_->enqueue(exported_of(trace, trace.take_spans()), &own);  // a full queue counts
+  }
   return true;
 }
 

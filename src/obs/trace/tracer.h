@@ -47,25 +47,19 @@ class Tracer {
   // socket's messages are all sampled or none.
   std::shared_ptr<RequestTrace> start_following(const SpanContext& from);
 
-  // Ends `trace` at once when nothing of it will be read if it ends now with `latency_ms` (the
-  // slow rule's latency): dropped by the decision, or sampled only to be refused by the
-  // exporter (a full queue) or to go nowhere (no exporter). Then the decision is counted as
-  // finish() would count it, a refusal counted for the trace's spans and the caller's
-  // `own_spans` (spans it made and will not add), the caller's part is ended without a finish,
-  // and true comes back: the caller neither builds its spans' attributes nor adds them. A failed
-  // or slow trace is kept whole, and a trace whose caller's part is not its last
-  // (ends_with_this_part) may still fail: false, and nothing happened. For the request's owner,
-  // at its end: a dropped request's SERVER span is never built, added or taken back.
-  bool end_unread(RequestTrace& trace, double latency_ms, std::size_t own_spans);
-  // Ends `trace` at once when, ending now with `latency_ms`, it goes to the exporter and
-  // nowhere else (sampled, neither failed nor slow): its spans and the caller's `own` (spans
-  // the caller writes straight into the export batch, never made as records) are queued, the
-  // decision counted as finish() would count it, the caller's part ended without a finish, and
-  // true comes back. Otherwise (its part is not the last, or the trace is kept, logged or
-  // dropped) false, and nothing happened: the caller makes its spans as records. For the
-  // request's owner, at its end, after end_unread: the SERVER span of a request that is only
-  // exported is encoded where it is made.
-  bool end_exported(RequestTrace& trace, double latency_ms, const OtlpExporter::OwnSpans& own);
+  // Ends `trace` at once, deciding once, when ending now with `latency_ms` (the slow rule's
+  // latency) sends it nowhere or to the exporter alone, and true comes back; the decision is
+  // counted as finish() would count it and the caller's part ended without a finish:
+  // - nothing of it will be read (dropped by the decision, or sampled with no exporter or with
+  //   a full export queue): nothing is encoded; a refusal is counted for the trace's spans and
+  //   `own.count` more (spans the caller made and will not add);
+  // - sampled, neither failed nor slow, with room in the queue: its spans are queued, then the
+  //   caller's `own` written straight into the export batch (never made as records).
+  // Otherwise (failed or slow: kept whole; or its caller's part is not its last, so it may
+  // still fail: ends_with_this_part) false, and nothing happened: the caller makes its spans as
+  // records and ends its part. For the request's owner, at its end: the SERVER span of a
+  // request that is dropped or only exported is never made as a record.
+  bool end_early(RequestTrace& trace, double latency_ms, const OtlpExporter::OwnSpans& own);
   // The request ended (its last part): the keep decision, the ring, the slow-request line,
   // the exporter. Called by RequestTrace::end_part.
   void finish(std::shared_ptr<RequestTrace> trace);

@@ -169,7 +169,15 @@ TEST(Tracer, RunsEndHooksBeforeDecidingAndCanFinishOnItsOwnThread) {
   EXPECT_NE(hook_thread, std::this_thread::get_id());
 }
 
-TEST(Tracer, EndsUnreadOnlyWhatNobodyWillReadAndCountsIt) {
+// Spans of the caller's own for end_early: one, counted when written.
+OtlpExporter::OwnSpans own_root(int& written) {
+  return {.count = 1, .write = [&written](ProtobufWriter& out, const ExportedTrace&) {
+            out.bytes(5, "root");
+            ++written;
+          }};
+}
+
+TEST(Tracer, EndsEarlyWhatNobodyWillReadAndCountsIt) {
   obs::Registry registry;
   Tracer unsampled(options(0, 100), &registry);
   const auto counted = [&registry](const char* kept) {
@@ -178,39 +186,44 @@ TEST(Tracer, EndsUnreadOnlyWhatNobodyWillReadAndCountsIt) {
     const std::size_t at = text.find(line);
     return at == std::string::npos ? -1 : std::stoi(text.substr(at + line.size()));
   };
+  int written = 0;
+  const auto own = own_root(written);
   auto fast = unsampled.start("", "");
-  EXPECT_TRUE(unsampled.end_unread(*fast, 5, 1));  // dropped: its span is never built
+  EXPECT_TRUE(unsampled.end_early(*fast, 5, own));  // dropped: its span is never built
   EXPECT_EQ(counted("dropped"), 1);
   EXPECT_FALSE(fast->end_part_unfinished());  // its part was ended: nobody finishes it again
   auto slow = unsampled.start("", "");
-  EXPECT_FALSE(unsampled.end_unread(*slow, 250, 1));  // slow: kept whole
+  EXPECT_FALSE(unsampled.end_early(*slow, 250, own));  // slow: kept whole
   auto failed = unsampled.start("", "");
   failed->mark_failed();
-  EXPECT_FALSE(unsampled.end_unread(*failed, 5, 1));  // failed: kept whole
+  EXPECT_FALSE(unsampled.end_early(*failed, 5, own));  // failed: kept whole
   auto failing_span = unsampled.start("", "");
   SpanRecord stage = failing_span->begin_span("retrieval");
   stage.fail("timeout", "too slow");
   failing_span->add(std::move(stage));  // an error span fails the request too
-  EXPECT_FALSE(unsampled.end_unread(*failing_span, 5, 1));
+  EXPECT_FALSE(unsampled.end_early(*failing_span, 5, own));
   auto outlived = unsampled.start("", "");
   outlived->open_part();  // a generation still running may fail it yet
-  EXPECT_FALSE(unsampled.end_unread(*outlived, 5, 1));
+  EXPECT_FALSE(unsampled.end_early(*outlived, 5, own));
   auto hooked = unsampled.start("", "");
   hooked->at_end([](RequestTrace&) {});  // a hook may add an error span at the end
   EXPECT_FALSE(hooked->ends_with_this_part());
-  EXPECT_FALSE(unsampled.end_unread(*hooked, 5, 1));
+  EXPECT_FALSE(unsampled.end_early(*hooked, 5, own));
   EXPECT_EQ(counted("dropped"), 1);  // the refusals above counted nothing
-  // What was not ended unread still ends as before, and is counted once.
+  EXPECT_EQ(written, 0);             // and nothing was encoded
+  // What was not ended early still ends as before, and is counted once.
   end_request(*slow, 250);
   EXPECT_EQ(counted("slow"), 1);
   EXPECT_NE(unsampled.ring().find(slow->trace_id()), nullptr);
 
   Tracer nowhere(options(1, 0), nullptr);  // sampled, no exporter, nothing for the ring
   auto sampled = nowhere.start("", "");
-  EXPECT_TRUE(nowhere.end_unread(*sampled, 5, 1));
+  EXPECT_TRUE(nowhere.end_early(*sampled, 5, own));
+  EXPECT_EQ(written, 0);
 
-  // Sampled with an exporter whose queue has room for one span: a trace of two is refused at
-  // the door, its spans counted as the exporter counts a full queue; one that fits is not.
+  // Sampled with an exporter whose queue has room for one span: a trace of two (its span and
+  // the caller's) is refused at the door, its spans counted as the exporter counts a full
+  // queue, nothing encoded; one that fits (the caller's span alone) is exported.
   auto options_full = options(1, 0);
   ExporterOptions exporter;
   exporter.url = parse_http_url("http://127.0.0.1:9/v1/traces", "test").value();
@@ -220,17 +233,20 @@ TEST(Tracer, EndsUnreadOnlyWhatNobodyWillReadAndCountsIt) {
   Tracer full(options_full, &full_registry);
   auto refused = full.start("", "");
   refused->add(refused->begin_span("faq"));
-  EXPECT_TRUE(full.end_unread(*refused, 5, 1));
+  EXPECT_TRUE(full.end_early(*refused, 5, own));
   EXPECT_EQ(full.exporter().dropped_spans(), 2);
+  EXPECT_EQ(written, 0);
   EXPECT_NE(
       full_registry.expose().find("supportd_trace_spans_dropped_total{reason=\"queue_full\"} 2"),
       std::string::npos);
   auto fits = full.start("", "");
-  EXPECT_FALSE(full.end_unread(*fits, 5, 1));
+  EXPECT_TRUE(full.end_early(*fits, 5, own));
+  EXPECT_EQ(written, 1);
   EXPECT_EQ(full.exporter().dropped_spans(), 2);
+  full.shutdown(std::chrono::milliseconds(0));  // nothing listens at the endpoint
 }
 
-TEST(Tracer, EndsExportedOnlyATraceTheExporterAloneReads) {
+TEST(Tracer, EndsEarlyATraceTheExporterAloneReads) {
   auto sampled = options(1, 100);
   ExporterOptions exporter;
   exporter.url = parse_http_url("http://127.0.0.1:9/v1/traces", "test").value();
@@ -239,34 +255,26 @@ TEST(Tracer, EndsExportedOnlyATraceTheExporterAloneReads) {
   Tracer tracer(sampled, &registry);
   const auto stop = [&tracer] { tracer.shutdown(std::chrono::milliseconds(0)); };
   int written = 0;
-  const OtlpExporter::OwnSpans own{.count = 1,
-                                   .write = [&written](ProtobufWriter& out, const ExportedTrace&) {
-                                     out.bytes(5, "root");
-                                     ++written;
-                                   }};
+  const auto own = own_root(written);
   auto plain = tracer.start("", "");
   plain->add(plain->begin_span("faq"));
-  EXPECT_TRUE(tracer.end_exported(*plain, 5, own));
+  EXPECT_TRUE(tracer.end_early(*plain, 5, own));
   EXPECT_EQ(written, 1);
   EXPECT_FALSE(plain->end_part_unfinished());  // its part was ended
   EXPECT_EQ(counted(registry, "sampled"), 1);
   // Slow, failed, or with a part still open: kept or not over yet, so made as records.
   auto slow = tracer.start("", "");
-  EXPECT_FALSE(tracer.end_exported(*slow, 250, own));
+  EXPECT_FALSE(tracer.end_early(*slow, 250, own));
   auto failed = tracer.start("", "");
   failed->mark_failed();
-  EXPECT_FALSE(tracer.end_exported(*failed, 5, own));
+  EXPECT_FALSE(tracer.end_early(*failed, 5, own));
   auto outlived = tracer.start("", "");
   outlived->open_part();
-  EXPECT_FALSE(tracer.end_exported(*outlived, 5, own));
+  EXPECT_FALSE(tracer.end_early(*outlived, 5, own));
   EXPECT_EQ(written, 1);
   EXPECT_FALSE(outlived->ends_with_this_part());          // nothing happened: both parts still open
   for (auto* t : {&slow, &failed, &outlived, &outlived})  // outlived: two parts
     (*t)->end_part();
-  Tracer unsampled(options(0, 100), nullptr);  // dropped: nothing to export
-  auto dropped = unsampled.start("", "");
-  EXPECT_FALSE(unsampled.end_exported(*dropped, 5, own));
-  dropped->end_part();
   stop();  // nothing listens at the endpoint: the queued spans are dropped at once
 }
 
