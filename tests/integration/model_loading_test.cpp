@@ -123,6 +123,8 @@ TEST_F(ModelLoadingTest, LoadingNeedsTheAdminKeyAndNamesTheBadField) {
   EXPECT_EQ(refused_load(R"({"name":"v6"})"), "path");
   EXPECT_EQ(refused_load(R"({"name":"v6","sha256":"xyz")" + at + "}"), "sha256");
   EXPECT_EQ(refused_load(R"({"name":"v6","parallel":0)" + at + "}"), "parallel");
+  // Past int64's range (parsed as a uint64): refused by name, not thrown as a 500.
+  EXPECT_EQ(refused_load(R"({"name":"v6","parallel":18446744073709551615)" + at + "}"), "parallel");
   EXPECT_EQ(refused_load(R"({"name":"v6","ctx_size":16)" + at + "}"), "ctx_size");
   EXPECT_EQ(refused_load(R"({"name":"v6","threads":4)" + at + "}"), "threads");
   EXPECT_EQ(refused_load(R"({"path":")" + path + "\"}"), "name");

@@ -27,10 +27,10 @@ class JsonReader {
   }
   Result<int> integer(std::string_view key) const {
     const boost::json::value* value = find(key);
-    if (value == nullptr || !(value->is_int64() || value->is_uint64())) {
-      return missing(key, "an integer");
+    if (value == nullptr || !value->is_int64() || !std::in_range<int>(value->get_int64())) {
+      return missing(key, "an integer within range");  // never converted out of range
     }
-    return static_cast<int>(value->to_number<std::int64_t>());
+    return static_cast<int>(value->get_int64());
   }
   Result<std::int64_t> integer64(std::string_view key) const {
     const boost::json::value* value = find(key);
