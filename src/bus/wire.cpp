@@ -1,7 +1,12 @@
 // The wire format's JSON: one writer and one checked reader per message (bus/wire.h).
 #include "bus/wire.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
+#include <type_traits>
+#include <utility>
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
@@ -17,14 +22,25 @@ class Reader {
  public:
   Reader(const json::object& object, std::string what) : object_(object), what_(std::move(what)) {}
 
+  // An integer field takes an integer within T's range; a floating-point one any finite number
+  // within T's range. Anything else is a bad message (converting it would be undefined).
   template <typename T>
   T number(std::string_view key, T fallback = T{}) {
     const json::value* v = object_.if_contains(key);
     if (v == nullptr || v->is_null()) return fallback;
-    if (v->is_int64()) return static_cast<T>(v->get_int64());
-    if (v->is_uint64()) return static_cast<T>(v->get_uint64());
-    if (v->is_double()) return static_cast<T>(v->get_double());
-    fail(key, "a number");
+    if constexpr (std::is_integral_v<T>) {
+      if (v->is_int64() && std::in_range<T>(v->get_int64())) return static_cast<T>(v->get_int64());
+      if (v->is_uint64() && std::in_range<T>(v->get_uint64()))
+        return static_cast<T>(v->get_uint64());
+      fail(key, "an integer within range");
+    } else {
+      if (v->is_number()) {
+        const double value = v->to_number<double>();
+        if (std::isfinite(value) && std::fabs(value) <= std::numeric_limits<T>::max())
+          return static_cast<T>(value);
+      }
+      fail(key, "a finite number");
+    }
     return fallback;
   }
   std::optional<std::int64_t> optional_integer(std::string_view key) {
@@ -199,7 +215,12 @@ void decode_request(Reader& in, const json::object& object, engine::GenerationRe
     in.fail_value("priority", priority);
   }
   r.tenant = fields.text("tenant");
-  if (auto wall = fields.optional_integer("deadline_unix_ms")) r.deadline = from_wall_ms(*wall);
+  if (auto wall = fields.optional_integer("deadline_unix_ms")) {
+    // Held within what the clocks' nanoseconds can take (1970 to the year 2255), or the
+    // conversion would overflow: a deadline before 1970 has passed, one after 2255 is none.
+    constexpr std::int64_t kLatestWallMs = 9'000'000'000'000;
+    r.deadline = from_wall_ms(std::clamp<std::int64_t>(*wall, 0, kLatestWallMs));
+  }
   in.absorb(fields);
 }
 
