@@ -287,19 +287,6 @@ void note_scope_gate(const char* path, const std::vector<DevQuestion>& dev,
       scope_separation(dev, model.weights, model.scope)));
 }
 
-// One path's fusion weights: the search's best on `dev` when it beats `prior` beyond the noise
-// (choose_weights), with a note saying which and why.
-Features choose_fusion(const char* path, const std::vector<DevQuestion>& dev,
-                       const Availability& available, const Features& prior, Manifest& manifest) {
-  const WeightChoice choice = choose_weights(dev, available, prior);
-  manifest.notes.push_back(fmt::format(
-      "fusion weights ({}): {}: the search's best was right on {} held-out questions the "
-      "weights from the knowledge base's make-up missed, and wrong on {} they had right{}",
-      path, choice.tuned ? "tuned" : "from the knowledge base's make-up", choice.won, choice.lost,
-      choice.tuned ? "" : " (not better beyond a sign test's two standard deviations)"));
-  return choice.weights;
-}
-
 // Step 6: the fusion weights and the confidence calibration, for the lexical path and the path
 // with vectors. Tuned on every fold's questions, each scored by components trained without its
 // fold (cross-fitting): one fold's questions alone made the weights depend on which questions
@@ -328,9 +315,7 @@ Status tune_fusion(const Corpus& corpus, const Folds& folds, bool with_vectors,
   lexical[static_cast<std::size_t>(Component::kBm25)] = true;
   lexical[static_cast<std::size_t>(Component::kBm25Vote)] = true;
   lexical[static_cast<std::size_t>(Component::kClassifier)] = !choices.classifiers.empty();
-  manifest.lexical.weights =
-      choose_fusion("lexical", lexical_dev, lexical,
-                    untuned_weights(corpus, chosen.classifier, false, false), manifest);
+  manifest.lexical.weights = choose_weights(lexical_dev, lexical).weights;
   manifest.lexical.calibration =
       fit_calibration(lexical_dev, manifest.lexical.weights, options.target_precision);
   manifest.lexical.scope =
@@ -342,9 +327,7 @@ Status tune_fusion(const Corpus& corpus, const Folds& folds, bool with_vectors,
     full[static_cast<std::size_t>(Component::kDense)] = true;
     full[static_cast<std::size_t>(Component::kDenseVote)] = true;
     full[static_cast<std::size_t>(Component::kHead)] = choices.head;
-    manifest.vectors.weights =
-        choose_fusion("with vectors", vector_dev, full,
-                      untuned_weights(corpus, chosen.classifier, true, choices.head), manifest);
+    manifest.vectors.weights = choose_weights(vector_dev, full).weights;
     manifest.vectors.calibration =
         fit_calibration(vector_dev, manifest.vectors.weights, options.target_precision);
     manifest.vectors.scope =

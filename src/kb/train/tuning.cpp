@@ -96,8 +96,7 @@ std::vector<int> choose_folds(const std::vector<Document>& documents, int folds,
   return fold_of;
 }
 
-WeightChoice choose_weights(const std::vector<DevQuestion>& dev, const Availability& available,
-                            const Features& prior) {
+WeightChoice choose_weights(const std::vector<DevQuestion>& dev, const Availability& available) {
   std::vector<int> components;
   for (int c = 0; c < kComponentCount; ++c) {
     if (available[static_cast<std::size_t>(c)]) components.push_back(c);
@@ -129,16 +128,8 @@ WeightChoice choose_weights(const std::vector<DevQuestion>& dev, const Availabil
       }
     }
   }
-  for (const DevQuestion& question : dev) {
-    const bool best_right = rank_of(question, best_weights) == 1;
-    const bool prior_right = rank_of(question, prior) == 1;
-    if (best_right && !prior_right) ++choice.won;
-    if (prior_right && !best_right) ++choice.lost;
-  }
-  choice.tuned =
-      choice.won - choice.lost > 2 * std::sqrt(static_cast<double>(choice.won + choice.lost));
-  choice.weights = choice.tuned ? best_weights : prior;
-  const Accuracy accuracy = measure(dev, choice.weights);
+  choice.weights = best_weights;
+  const Accuracy accuracy = measure(dev, best_weights);
   choice.top1 = accuracy.top1;
   choice.top3 = accuracy.top3;
   return choice;

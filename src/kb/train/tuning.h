@@ -29,20 +29,11 @@ struct WeightChoice {
   Features weights{};
   double top1 = 0;  // on the dev questions
   double top3 = 0;
-  bool tuned = false;  // false: `prior` kept (the search's best was not better beyond noise)
-  int won = 0;         // dev questions the search's best had right and `prior` wrong
-  int lost = 0;        // and the other way round
 };
 
 // The weights (on the simplex over the available components) that maximize top-1 accuracy on
-// `dev`, ties broken by reciprocal rank: a grid with step 0.1, then local refinement. They
-// replace `prior` (the weights the knowledge base's make-up suggests) only when, question by
-// question, they are right where `prior` is wrong more often than the reverse by more than two
-// standard deviations of a sign test (won - lost > 2 sqrt(won + lost)): on a few dozen held-out
-// questions, all phrasings of a few entries, the search's best is often one component that
-// happens to suit those phrasings and not the entries nobody wrote questions for.
-WeightChoice choose_weights(const std::vector<DevQuestion>& dev, const Availability& available,
-                            const Features& prior);
+// `dev`, ties broken by reciprocal rank: a grid with step 0.1, then local refinement.
+WeightChoice choose_weights(const std::vector<DevQuestion>& dev, const Availability& available);
 
 // Top-1 and top-3 accuracy of a ranking rule on `dev`.
 struct Accuracy {

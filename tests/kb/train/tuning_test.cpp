@@ -14,7 +14,6 @@ namespace {
 
 constexpr auto kBm25 = static_cast<std::size_t>(Component::kBm25);
 constexpr auto kClassifier = static_cast<std::size_t>(Component::kClassifier);
-constexpr auto kBm25Vote = static_cast<std::size_t>(Component::kBm25Vote);
 
 Availability lexical() {
   Availability available{};
@@ -44,49 +43,6 @@ std::vector<DevQuestion> synthetic_dev(int count, unsigned seed) {
     dev.push_back(question);
   }
   return dev;
-}
-
-// `classifier_only` questions only the classifier gets right, `bm25_only` only BM25, and
-// `both` both: held-out questions with a known sign test between the two.
-std::vector<DevQuestion> split_dev(int classifier_only, int bm25_only, int both) {
-  std::vector<DevQuestion> dev;
-  const auto add = [&dev](int count, bool classifier_right, bool bm25_right) {
-    for (int i = 0; i < count; ++i) {
-      DevQuestion question;
-      question.entry = 1;
-      Candidate right{1, {}, -1, {}}, wrong{0, {}, -1, {}};
-      right.features[kClassifier] = classifier_right ? 0.6f : 0.4f;
-      wrong.features[kClassifier] = classifier_right ? 0.4f : 0.6f;
-      right.features[kBm25] = bm25_right ? 1.0f : 0.5f;
-      wrong.features[kBm25] = bm25_right ? 0.5f : 1.0f;
-      question.candidates = {wrong, right};
-      dev.push_back(question);
-    }
-  };
-  add(classifier_only, true, false);
-  add(bm25_only, false, true);
-  add(both, true, true);
-  return dev;
-}
-
-// The search's best replaces the prior only when it wins beyond a sign test's noise: 5 won
-// against 2 lost is not enough (5 - 2 <= 2 sqrt(7)), 40 against 10 is.
-TEST(Tuning, TheSearchsWeightsReplaceThePriorOnlyBeyondNoise) {
-  Features bm25_only{};
-  bm25_only[kBm25] = 1;
-  const WeightChoice few = choose_weights(split_dev(5, 2, 13), lexical(), bm25_only);
-  EXPECT_EQ(few.won, 5);
-  EXPECT_EQ(few.lost, 2);
-  EXPECT_FALSE(few.tuned);
-  EXPECT_EQ(few.weights, bm25_only);
-  EXPECT_NEAR(few.top1, 15.0 / 20, 1e-9);  // the prior's accuracy: what will be used
-
-  const WeightChoice many = choose_weights(split_dev(40, 10, 50), lexical(), bm25_only);
-  EXPECT_EQ(many.won, 40);
-  EXPECT_EQ(many.lost, 10);
-  EXPECT_TRUE(many.tuned);
-  EXPECT_GT(many.weights[kClassifier], many.weights[kBm25]);
-  EXPECT_NEAR(many.top1, 90.0 / 100, 1e-9);
 }
 
 TEST(Tuning, FoldsHoldOutEveryQuestionOnceButNeverAnEntrysOnlyDocument) {
@@ -130,10 +86,7 @@ TEST(Tuning, WeightsFollowTheInformativeComponent) {
   const std::vector<DevQuestion> dev = synthetic_dev(400, 1);
   EXPECT_NEAR(measure_component(dev, Component::kClassifier).top1, 0.8, 0.06);
   EXPECT_NEAR(measure_component(dev, Component::kBm25).top1, 0.4, 0.06);
-  Features even{};
-  even[kBm25] = even[kBm25Vote] = even[kClassifier] = 1.0f / 3;
-  const WeightChoice choice = choose_weights(dev, lexical(), even);
-  EXPECT_TRUE(choice.tuned) << choice.won << " won, " << choice.lost << " lost";
+  const WeightChoice choice = choose_weights(dev, lexical());
   EXPECT_GT(choice.weights[kClassifier], choice.weights[kBm25]);
   EXPECT_GE(choice.top1, measure_component(dev, Component::kClassifier).top1);
   float total = 0;
