@@ -2,103 +2,18 @@
 #include "bus/wire.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <optional>
-#include <type_traits>
-#include <utility>
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
+
+#include "bus/wire_fields.h"
 
 namespace supportd::bus {
 namespace {
 
 namespace json = boost::json;
 using engine::Clock;
-
-// Reads typed fields of one JSON object; the first problem is kept and named.
-class Reader {
- public:
-  Reader(const json::object& object, std::string what) : object_(object), what_(std::move(what)) {}
-
-  // An integer field takes an integer within T's range; a floating-point one any finite number
-  // within T's range. Anything else is a bad message (converting it would be undefined).
-  template <typename T>
-  T number(std::string_view key, T fallback = T{}) {
-    const json::value* v = object_.if_contains(key);
-    if (v == nullptr || v->is_null()) return fallback;
-    if constexpr (std::is_integral_v<T>) {
-      if (v->is_int64() && std::in_range<T>(v->get_int64())) return static_cast<T>(v->get_int64());
-      if (v->is_uint64() && std::in_range<T>(v->get_uint64()))
-        return static_cast<T>(v->get_uint64());
-      fail(key, "an integer within range");
-    } else {
-      if (v->is_number()) {
-        const double value = v->to_number<double>();
-        if (std::isfinite(value) && std::fabs(value) <= std::numeric_limits<T>::max())
-          return static_cast<T>(value);
-      }
-      fail(key, "a finite number");
-    }
-    return fallback;
-  }
-  std::optional<std::int64_t> optional_integer(std::string_view key) {
-    const json::value* v = object_.if_contains(key);
-    if (v == nullptr || v->is_null()) return std::nullopt;
-    if (v->is_int64()) return v->get_int64();
-    if (v->is_uint64()) return static_cast<std::int64_t>(v->get_uint64());
-    fail(key, "an integer");
-    return std::nullopt;
-  }
-  bool boolean(std::string_view key) {
-    const json::value* v = object_.if_contains(key);
-    if (v == nullptr || v->is_null()) return false;
-    if (!v->is_bool()) fail(key, "true or false");
-    return v->is_bool() && v->get_bool();
-  }
-  std::string text(std::string_view key) {
-    const json::value* v = object_.if_contains(key);
-    if (v == nullptr || v->is_null()) return {};
-    if (!v->is_string()) {
-      fail(key, "a string");
-      return {};
-    }
-    return std::string(v->get_string());
-  }
-  const json::object* object(std::string_view key) {
-    const json::value* v = object_.if_contains(key);
-    if (v == nullptr || v->is_null()) return nullptr;
-    if (!v->is_object()) fail(key, "an object");
-    return v->if_object();
-  }
-  const json::array* array(std::string_view key) {
-    const json::value* v = object_.if_contains(key);
-    if (v == nullptr || v->is_null()) return nullptr;
-    if (!v->is_array()) fail(key, "an array");
-    return v->if_array();
-  }
-  void fail(std::string_view key, std::string_view expected) {
-    if (!problem_) problem_ = fmt::format("{}: \"{}\" must be {}", what_, key, expected);
-  }
-  void fail_value(std::string_view key, std::string_view value) {
-    if (!problem_)
-      problem_ = fmt::format("{}: \"{}\" has an unknown value '{}'", what_, key, value);
-  }
-  // Takes the first problem of a nested object's reader.
-  void absorb(const Reader& inner) {
-    if (!problem_ && inner.problem_) problem_ = inner.problem_;
-  }
-  Status status() const {
-    if (problem_) return Error::make(ErrorCode::kCorrupt, *problem_);
-    return {};
-  }
-
- private:
-  const json::object& object_;
-  std::string what_;
-  std::optional<std::string> problem_;
-};
 
 // Parses `data` as a JSON object of this wire version and kind.
 Result<json::object> open(std::string_view data, std::string_view kind) {
@@ -166,8 +81,8 @@ json::object encode_request(const engine::GenerationRequest& r) {
   return out;
 }
 
-void decode_request(Reader& in, const json::object& object, engine::GenerationRequest& r) {
-  Reader fields(object, "request");
+void decode_request(FieldReader& in, const json::object& object, engine::GenerationRequest& r) {
+  FieldReader fields(object, "request");
   r.id = fields.text("id");
   r.chat = fields.boolean("chat");
   if (const json::array* messages = fields.array("messages")) {
@@ -176,14 +91,14 @@ void decode_request(Reader& in, const json::object& object, engine::GenerationRe
         in.fail("messages", "an array of objects");
         break;
       }
-      Reader message(m.get_object(), "request message");
+      FieldReader message(m.get_object(), "request message");
       r.messages.push_back({message.text("role"), message.text("content")});
       in.absorb(message);
     }
   }
   r.prompt = fields.text("prompt");
   if (const json::object* sampling = fields.object("sampling")) {
-    Reader s(*sampling, "sampling");
+    FieldReader s(*sampling, "sampling");
     r.sampling.temperature = s.number<float>("temperature", r.sampling.temperature);
     r.sampling.top_p = s.number<float>("top_p", r.sampling.top_p);
     r.sampling.top_k = s.number<int>("top_k", r.sampling.top_k);
@@ -255,8 +170,8 @@ std::optional<ErrorCode> parse_error_code(std::string_view name) {
   return std::nullopt;
 }
 
-void decode_completion(Reader& in, const json::object& object, engine::Completion& c) {
-  Reader fields(object, "completion");
+void decode_completion(FieldReader& in, const json::object& object, engine::Completion& c) {
+  FieldReader fields(object, "completion");
   const std::string reason = fields.text("reason");
   if (auto r = parse_reason(reason)) {
     c.reason = *r;
@@ -264,21 +179,21 @@ void decode_completion(Reader& in, const json::object& object, engine::Completio
     in.fail_value("reason", reason);
   }
   if (const json::object* usage = fields.object("usage")) {
-    Reader u(*usage, "usage");
+    FieldReader u(*usage, "usage");
     c.usage.prompt_tokens = u.number<int>("prompt_tokens");
     c.usage.completion_tokens = u.number<int>("completion_tokens");
     c.usage.cached_tokens = u.number<int>("cached_tokens");
     in.absorb(u);
   }
   if (const json::object* timings = fields.object("timings")) {
-    Reader t(*timings, "timings");
+    FieldReader t(*timings, "timings");
     c.timings.queued_ms = t.number<double>("queued_ms");
     c.timings.first_token_ms = t.number<double>("first_token_ms", -1);
     c.timings.total_ms = t.number<double>("total_ms");
     in.absorb(t);
   }
   if (const json::object* error = fields.object("error")) {
-    Reader e(*error, "error");
+    FieldReader e(*error, "error");
     const std::string code = e.text("code");
     if (auto parsed = parse_error_code(code)) {
       c.error.code = *parsed;
@@ -325,7 +240,7 @@ std::string encode(const WorkOrder& order) {
 Result<WorkOrder> decode_work_order(std::string_view data) {
   auto object = open(data, "a work order");
   if (!object) return object.error();
-  Reader in(*object, "work order");
+  FieldReader in(*object, "work order");
   WorkOrder order;
   order.request_id = in.text("id");
   order.gateway_id = in.text("gateway");
@@ -362,7 +277,7 @@ std::string encode(const StreamEvent& event) {
 Result<StreamEvent> decode_stream_event(std::string_view data) {
   auto object = open(data, "a stream event");
   if (!object) return object.error();
-  Reader in(*object, "stream event");
+  FieldReader in(*object, "stream event");
   StreamEvent event;
   const std::string kind = in.text("kind");
   bool known = false;
@@ -404,7 +319,7 @@ std::string encode(const ProgressQuery& query) {
 Result<ProgressQuery> decode_progress_query(std::string_view data) {
   auto object = open(data, "a progress query");
   if (!object) return object.error();
-  Reader in(*object, "progress query");
+  FieldReader in(*object, "progress query");
   ProgressQuery query{in.text("id"), in.number<std::uint64_t>("attempt"), in.text("engine")};
   if (Status s = in.status(); !s) return s.error();
   return query;
@@ -421,7 +336,7 @@ std::string encode(const ProgressReply& reply) {
 Result<ProgressReply> decode_progress_reply(std::string_view data) {
   auto object = open(data, "a progress reply");
   if (!object) return object.error();
-  Reader in(*object, "progress reply");
+  FieldReader in(*object, "progress reply");
   ProgressReply reply;
   const std::string state = in.text("state");
   bool known = false;
@@ -450,7 +365,7 @@ std::string encode(const CancelOrder& order) {
 Result<CancelOrder> decode_cancel_order(std::string_view data) {
   auto object = open(data, "a cancel order");
   if (!object) return object.error();
-  Reader in(*object, "cancel order");
+  FieldReader in(*object, "cancel order");
   CancelOrder order{in.text("id"), in.number<std::uint64_t>("below_attempt"),
                     in.boolean("give_back")};
   if (Status s = in.status(); !s) return s.error();
@@ -477,11 +392,11 @@ std::string encode(const EngineLoad& load) {
 Result<EngineLoad> decode_engine_load(std::string_view data) {
   auto object = open(data, "an engine load");
   if (!object) return object.error();
-  Reader in(*object, "engine load");
+  FieldReader in(*object, "engine load");
   EngineLoad load;
   load.engine_id = in.text("engine");
   if (const json::object* model = in.object("model")) {
-    Reader m(*model, "model");
+    FieldReader m(*model, "model");
     load.model.id = m.text("id");
     load.model.description = m.text("description");
     load.model.context_length = m.number<int>("context_length");
