@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
@@ -109,6 +110,8 @@ Result<faults::FaultSpec> parse_spec(const json::object& body) {
   if (spec.kind == faults::Kind::kThrottle && !*rate)
     return Error::invalid("'tokens_per_second' is required for a throttle", "tokens_per_second");
   if (*delay) spec.delay = std::chrono::milliseconds(**delay);
+  if (*status && !std::in_range<int>(**status))  // narrowed, it would wrap into range
+    return Error::invalid("'status' must be an HTTP error status, 400 to 599", "status");
   if (*status) spec.status = static_cast<int>(**status);
   if (*rate) spec.tokens_per_second = **rate;
   if (*percent) spec.percent = **percent;

@@ -147,6 +147,8 @@ TEST_F(AdminFaultsTest, BadFaultsAreRefusedNamingTheField) {
             "percent");
   EXPECT_EQ(refused_field(R"({"stage":"queue","kind":"abort"})"), "status");
   EXPECT_EQ(refused_field(R"({"stage":"queue","kind":"abort","status":200})"), "status");
+  // 2^32 + 503: an int would wrap it to 503; refused instead.
+  EXPECT_EQ(refused_field(R"({"stage":"queue","kind":"abort","status":4294967799})"), "status");
   EXPECT_EQ(refused_field(R"({"stage":"decode","kind":"delay","delay_ms":5,"class":"vip"})"),
             "class");
   EXPECT_EQ(refused_field(R"({"stage":"decode","kind":"delay","delay_ms":5,"colour":1})"),
