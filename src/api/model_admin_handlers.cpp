@@ -169,15 +169,12 @@ Result<router::VersionSpec> read_version_spec(const json::object& body) {
     } else if (field == "parallel" || field == "ctx_size") {
       if (!value.is_int64() && !value.is_uint64())
         return Error::invalid(fmt::format("'{}' must be a whole number", field), field);
-      // Read as the type it was parsed to: a number past int64's range is a uint64, which
-      // to_number<int64_t> would refuse by throwing.
-      constexpr std::int64_t kMost = 1'000'000;
-      const bool in_range = value.is_int64()
-                                ? value.get_int64() >= 1 && value.get_int64() <= kMost
-                                : value.get_uint64() <= static_cast<std::uint64_t>(kMost);
-      if (!in_range) return Error::invalid(fmt::format("'{}' is out of range", field), field);
+      // A uint64 is past int64's range (Boost.JSON parses what fits as int64), so out of range
+      // here; to_number<int64_t> would have thrown on it.
+      if (!value.is_int64() || value.get_int64() < 1 || value.get_int64() > 1'000'000)
+        return Error::invalid(fmt::format("'{}' is out of range", field), field);
       (field == "parallel" ? spec.parallel : spec.context_cells) =
-          static_cast<int>(value.to_number<std::int64_t>());
+          static_cast<int>(value.get_int64());
     } else {
       return Error::invalid(fmt::format("unknown field '{}' (name, path, upstream, "
                                         "upstream_model, sha256, parallel, ctx_size, by)",

@@ -50,8 +50,8 @@ class FieldReader {
     const boost::json::value* v = object_.if_contains(key);
     if (v == nullptr || v->is_null()) return std::nullopt;
     if (v->is_int64()) return v->get_int64();
-    if (v->is_uint64()) return static_cast<std::int64_t>(v->get_uint64());
-    fail(key, "an integer");
+    // A uint64 is past int64's range (Boost.JSON parses what fits as int64): never wrapped.
+    fail(key, v->is_uint64() ? "an integer within range" : "an integer");
     return std::nullopt;
   }
   bool boolean(std::string_view key) {

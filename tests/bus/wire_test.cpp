@@ -158,5 +158,26 @@ TEST(WireTest, WrongTypesAndMissingFieldsAreNamed) {
   EXPECT_NE(order.error().message.find("\"id\""), std::string::npos) << order.error().message;
 }
 
+// A number out of its field's range is refused by name, never converted or wrapped.
+TEST(WireTest, NumbersOutOfTheirFieldsRangeAreRefusedByName) {
+  const auto refused = [](const std::string& request) {
+    auto order = decode_work_order(R"({"v":1,"kind":"work_order","id":"a","gateway":"g",)"
+                                   R"("request":{"priority":"low",)" +
+                                   request + "}}");
+    return order.ok() ? std::string() : order.error().message;
+  };
+  EXPECT_NE(refused(R"("max_tokens":1e30)").find("\"max_tokens\""), std::string::npos);
+  EXPECT_NE(refused(R"("max_tokens":2.5)").find("\"max_tokens\""), std::string::npos);
+  EXPECT_NE(refused(R"("sampling":{"top_k":4294967296})").find("\"top_k\""), std::string::npos);
+  EXPECT_NE(refused(R"("deadline_unix_ms":18446744073709551615)").find("deadline_unix_ms"),
+            std::string::npos);
+  EXPECT_EQ(refused(R"("max_tokens":64,"deadline_unix_ms":-5)"), "");  // passed: held at 1970
+  auto load = decode_engine_load(R"({"v":1,"kind":"engine_load","engine":"e","slots":4,)"
+                                 R"("completion_rate":1e999})");
+  ASSERT_FALSE(load.ok());
+  EXPECT_NE(load.error().message.find("completion_rate"), std::string::npos)
+      << load.error().message;
+}
+
 }  // namespace
 }  // namespace supportd::bus
