@@ -42,7 +42,7 @@ struct Entry {
 };
 
 enum class DocumentKind {
-  kQuestion,  // a question variant: trains the intent classifier
+  kQuestion,  // a question variant: the only kind held out to tune and calibrate on
   kTitle,     // a title that is not one of the questions (short, so it matches sharply)
   kBody,      // title and answer text
 };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "command_line.h"
+#include "demo_questions.h"
 #include "http_client.h"
 #include "serve_process.h"
 #include "supportd_command.h"
@@ -35,7 +36,7 @@ json::value ask(const ServeProcess& server, const std::string& question) {
 }
 
 // Nothing in the demo help centre answers this with confidence, and it is no FAQ question.
-constexpr const char* kQuestion = "Could you write a short poem about a lighthouse in the desert?";
+const std::string kQuestion = testing::uncovered_question();
 
 // The flags both servers share: the tiny synthesized model, no sentence encoder (so a repeat can
 // only come from the exact answer cache, not the semantic one), short answers.
@@ -66,8 +67,7 @@ TEST(DeskServeFlags, ShowSynthesizedTextGeneratesAndCachesRepeatedQuestions) {
     EXPECT_FALSE(again.at("timings").as_object().contains("generate"));
   }
   // A different question is not a cache hit.
-  const json::value other =
-      ask(server, "Could you write a short poem about old maps in the attic?");
+  const json::value other = ask(server, testing::uncovered_question("sister"));
   ASSERT_TRUE(other.is_object());
   EXPECT_EQ(other.at("source"), json::value("model")) << json::serialize(other);
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cluster_fixture.h"
+#include "demo_questions.h"
 #include "http_client.h"
 #include "serve_process.h"
 #include "test_model.h"
@@ -175,7 +176,7 @@ TEST_F(GatewaysTest, AnAnswerGeneratedThroughOneGatewayIsACacheHitThroughAnother
   if (HasFatalFailure()) return;
   // No FAQ answers this; a question of its own per run, since the shared cache outlives a test.
   const std::string question =
-      "Could you write a short poem about lighthouse number " + std::to_string(::getpid()) + "?";
+      supportd::testing::uncovered_question("friend " + std::to_string(::getpid()));
   auto ask = [&](std::uint16_t port) {
     const auto r = http_request(port, "POST", "/v1/answer",
                                 json::serialize(json::object{{"question", question}}));

@@ -71,13 +71,25 @@ export async function sendTraffic(url) {
   const started = await post(`${url}/v1/sessions`, { user: 'deploy-test' });
   assert.equal(started.status, 201, started.text);
   const session = JSON.parse(started.text).session;
-  const sources = [];
-  // A question of the shop's (not declined as out of scope, which would skip the model) that no
-  // article answers or is offered for: the model answers it, then the cache. (Off-topic ones,
-  // a parrot singing opera or a poem, the demo's out-of-scope gate now declines.)
-  const store = 'Do you have a store in Berlin?';
-  for (const text of ['How long does a refund take?', store, store, 'How do I build a bomb?'])
-    sources.push((await say(url, session, text)).source);
+  const sources = [(await say(url, session, 'How long does a refund take?')).source];
+  // Questions of the shop's that no article answers or is offered for and that the out-of-scope
+  // gate lets through: the model answers one, then the cache answers it again. Which of them
+  // falls in that band depends on the import (with the sentence encoder or without), so the
+  // first that reaches the model is asked twice. (Off-topic ones, a parrot singing opera or a
+  // poem, the gate declines, and those never reach the model.)
+  const uncovered = ['Can I print my gift card at home?',
+                     'Can you put a note in the parcel for my friend?',
+                     'Do gift cards come in a nice envelope?',
+                     'Could you gift wrap my order with a card?'];
+  for (const text of uncovered) {
+    // A conversation each: two fallbacks in a row would call a person to the conversation.
+    const own = JSON.parse((await post(`${url}/v1/sessions`, { user: 'deploy-test' })).text).session;
+    sources.push((await say(url, own, text)).source);
+    if (sources.at(-1) !== 'model') continue;
+    sources.push((await say(url, own, text)).source);
+    break;
+  }
+  sources.push((await say(url, session, 'How do I build a bomb?')).source);
   assert.ok(sources.includes('cache'), `the repeated question came from the cache: ${sources}`);
   assert.equal(sources.at(-1), 'refused');
   const handoff = await post(`${url}/v1/sessions/${session}/handoff`, {});

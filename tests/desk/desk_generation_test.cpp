@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include "demo_questions.h"
 #include "desk_fixture.h"
 
 namespace supportd {
@@ -19,7 +20,7 @@ TEST(DeskGeneration, GeneratesGroundedAnswersAndCachesThem) {
   DeskServer server({.generate = true});
   const std::string session = server.new_session();
   // Nothing in the knowledge base answers this confidently: the model is asked.
-  const std::string question = "Compose a short poem about autumn leaves and cardboard boxes";
+  const std::string question = testing::uncovered_question();
   const auto first =
       server.post("/v1/sessions/" + session + "/messages", json::object{{"text", question}});
   ASSERT_EQ(first.status, 200) << first.body;
@@ -65,7 +66,7 @@ TEST(DeskGeneration, AQuestionDeclinedAsOutOfScopeIsNotGivenToTheModel) {
 
 TEST(DeskGeneration, OneShotCacheHitsAnswerWithoutTheWorkersAndStreamsStillWork) {
   DeskServer server({.generate = true});
-  const std::string question = "Could you write a short poem about paper kites in the attic?";
+  const std::string question = testing::uncovered_question("sister");
   const auto first = server.post("/v1/answer", json::object{{"question", question}});
   ASSERT_EQ(first.status, 200) << first.body;
   const json::value answer = json::parse(first.body);
@@ -111,20 +112,25 @@ std::function<void(engine::llama::EngineOptions&)> cells_per_request(int cells) 
 }
 
 TEST(DeskGeneration, AConversationTooLongForTheModelIsStillAnsweredByIt) {
-  // 2,048 cells per request: the prompt with the articles fits, with a few thousand bytes of
-  // history (three-byte characters, a token or more each) it does not. The desk asks again
-  // with less history (none, if need be) instead of giving up on generating.
-  DeskServer server({.generate = true, .configure_engine = cells_per_request(2048)});
+  // 1,024 cells per request: the prompt with the articles and one message of 1,900 bytes fits,
+  // with one more such message in the history it does not. The desk asks again with less
+  // history (none, if need be) instead of giving up on generating.
+  DeskServer server({.generate = true, .configure_engine = cells_per_request(1024)});
   const std::string session = server.new_session();
-  std::string long_message = "我的包裹";
-  while (long_message.size() < 1500)
-    long_message += "还没有到，请帮我查一下物流。";
+  std::string long_message;
+  while (long_message.size() < 1900)
+    long_message += testing::uncovered_question() + " ";
   for (int turn = 0; turn < 4; ++turn) {
     const auto r = server.post("/v1/sessions/" + session + "/messages",
                                json::object{{"text", long_message + std::to_string(turn)}});
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_EQ(json::parse(r.body).at("answer").at("source"), json::value("model"))
-        << "turn " << turn << ": " << r.body;
+    const auto answer = json::parse(r.body).at("answer");
+    ASSERT_EQ(answer.at("source"), json::value("model")) << "turn " << turn << ": " << r.body;
+    // The history budget (4,000 bytes) holds the previous message and answer: they were not
+    // all given.
+    if (turn > 0) {
+      EXPECT_LT(answer.at("history_messages").to_number<int>(), 2) << r.body;
+    }
   }
 }
 

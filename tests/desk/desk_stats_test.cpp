@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include "demo_questions.h"
 #include "desk_fixture.h"
 
 namespace supportd {
@@ -79,8 +80,7 @@ TEST(DeskStats, CountsAnswersHandoffsAndCsatPerModelVersion) {
   DeskServer server({.generate = true, .versions = {"v7"}, .max_answer_tokens = 8});
   const std::string customer = server.new_session();
   // Nothing in the knowledge base answers this confidently: the version is asked.
-  const json::value answer =
-      ask(server, customer, "Compose a short poem about autumn leaves and cardboard boxes");
+  const json::value answer = ask(server, customer, testing::uncovered_question());
   ASSERT_EQ(answer.at("source"), json::value("model")) << json::serialize(answer);
   EXPECT_EQ(server.post("/v1/sessions/" + customer + "/feedback", json::object{{"csat", 2}}).status,
             200);

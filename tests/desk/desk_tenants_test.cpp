@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
+#include "demo_questions.h"
 #include "desk_fixture.h"
 #include "websocket_client.h"
 
@@ -323,7 +324,7 @@ TEST(DeskTenantRules, AnAnswerKeptForOneTenantReachesAnotherOnlyThroughItsRules)
                      .tenant_rules = {{"shop2",
                                        "notice: shop2 does not say that.\n"
                                        "refuse everything output regex: .\n"}}});
-  const std::string question = "Could you write a short poem about a lighthouse and its keeper?";
+  const std::string question = testing::uncovered_question("brother");
   const auto first = server.post("/v1/answer", json::object{{"question", question}}, bearer(kShop));
   ASSERT_EQ(first.status, 200) << first.body;
   const json::value generated = json::parse(first.body);

@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 
 #include "core/http_url.h"
+#include "demo_questions.h"
 #include "desk_fixture.h"
 #include "otlp_decode.h"
 #include "otlp_text.h"
@@ -42,10 +43,10 @@ TEST(DeskTracing, AGeneratedTurnIsATreeOfStagesWithTheGenerationUnderGenerate) {
 
   const std::string caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
   const std::string caller_span = "00f067aa0ba902b7";
-  const auto r = testing::http_request(
-      server.port(), "POST", "/v1/sessions/" + session + "/messages",
-      json::serialize(json::object{{"text", "Compose a short poem about autumn leaves"}}),
-      {{"traceparent", "00-" + caller_trace + "-" + caller_span + "-01"}});
+  const auto r =
+      testing::http_request(server.port(), "POST", "/v1/sessions/" + session + "/messages",
+                            json::serialize(json::object{{"text", testing::uncovered_question()}}),
+                            {{"traceparent", "00-" + caller_trace + "-" + caller_span + "-01"}});
   ASSERT_EQ(r.status, 200) << r.body;
   ASSERT_EQ(json::parse(r.body).at("answer").at("source"), json::value("model")) << r.body;
   server.stop();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "demo_questions.h"
 #include "desk_fixture.h"
 
 namespace supportd {
@@ -20,14 +21,13 @@ namespace json = boost::json;
 using testing::DeskServer;
 
 const std::string kFaq = "Where is my parcel?";  // an FAQ question of the demo knowledge base
-// Questions nothing in the knowledge base answers (so the model is asked, unless retrieval
-// declines one as out of scope: then fallback answers it), each unlike the others (so no
-// answer cache, exact or semantic, answers one with another's answer).
+// Questions nothing in the knowledge base answers (so the model is asked), each another cache
+// key (the servers have no encoder, so no semantic cache).
 const std::vector<std::string> kOpen = {
-    "Compose a short poem about autumn leaves and cardboard boxes",
-    "Write a limerick about a lost umbrella and a delivery van",
-    "Compose a haiku about winter socks and a late parcel",
-    "Write a short rhyme about a coupon code and a sleepy cat",
+    testing::uncovered_question("friend"),
+    testing::uncovered_question("sister"),
+    testing::uncovered_question("brother"),
+    testing::uncovered_question("mother"),
 };
 
 json::object desk_stats(DeskServer& server) {
@@ -109,7 +109,8 @@ TEST_F(DeskVersions, FaqTurnsCountForTheArmThatGeneratesForTheConversation) {
       EXPECT_EQ(json::parse(completion.body).at("model"), json::value(arm)) << session;
     }
   }
-  EXPECT_GE(generated, 1);  // the poem is generated (DeskStats' per-version test asks it too)
+  EXPECT_GE(generated,
+            1);  // an uncovered question is generated (as in DeskStats' per-version test)
   const json::object desk = desk_stats(server_);
   EXPECT_EQ(arm_figure(desk, "a", {"answers_total"}) + arm_figure(desk, "b", {"answers_total"}),
             desk.at("answers_total").as_int64())

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <set>
 
 #include "core/progress.h"
 #include "kb/train/corpus.h"
@@ -250,22 +249,15 @@ std::vector<ComponentAccuracy> summarize(const std::vector<DevQuestion>& dev,
 }
 
 // Weights when too few questions could be held out to tune them: mostly BM25's nearest
-// document (and the encoder's), with the classifiers weighted by the share of entries they know
-// (a classifier trained on a few FAQ entries must not drown the articles it never saw).
-Features untuned_weights(const Corpus& corpus, bool classifier, bool dense, bool head) {
-  std::set<int> known;
-  for (const Document& document : corpus.documents) {
-    if (document.kind == DocumentKind::kQuestion) known.insert(document.entry);
-  }
-  const float coverage = static_cast<float>(known.size()) /
-                         static_cast<float>(std::max<std::size_t>(corpus.entries.size(), 1));
+// document (and the encoder's); the classifiers, trained on every entry's documents, less.
+Features untuned_weights(bool classifier, bool dense, bool head) {
   Features weights{};
   weights[static_cast<std::size_t>(Component::kBm25)] = dense ? 0.3f : 0.6f;
   weights[static_cast<std::size_t>(Component::kBm25Vote)] = 0.1f;
-  weights[static_cast<std::size_t>(Component::kClassifier)] = classifier ? 0.3f * coverage : 0;
+  weights[static_cast<std::size_t>(Component::kClassifier)] = classifier ? 0.3f : 0;
   weights[static_cast<std::size_t>(Component::kDense)] = dense ? 0.3f : 0;
   weights[static_cast<std::size_t>(Component::kDenseVote)] = dense ? 0.1f : 0;
-  weights[static_cast<std::size_t>(Component::kHead)] = head ? 0.2f * coverage : 0;
+  weights[static_cast<std::size_t>(Component::kHead)] = head ? 0.2f : 0;
   float total = 0;
   for (float w : weights)
     total += w;
@@ -298,9 +290,8 @@ Status tune_fusion(const Corpus& corpus, const Folds& folds, bool with_vectors,
   manifest.lexical.calibration.target_precision = options.target_precision;
   manifest.vectors.calibration.target_precision = options.target_precision;
   if (!folds.tune) {
-    manifest.lexical.weights = untuned_weights(corpus, chosen.classifier, false, false);
-    manifest.vectors.weights =
-        untuned_weights(corpus, chosen.classifier, with_vectors, choices.head);
+    manifest.lexical.weights = untuned_weights(chosen.classifier, false, false);
+    manifest.vectors.weights = untuned_weights(chosen.classifier, with_vectors, choices.head);
     return {};
   }
   auto scored =

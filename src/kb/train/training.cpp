@@ -42,7 +42,7 @@ Result<std::unique_ptr<IntentClassifier>> train_classifier(const Corpus& corpus,
   std::vector<std::string> texts;
   std::vector<int> classes;
   for (std::size_t d = 0; d < corpus.documents.size(); ++d) {
-    if (!include[d] || corpus.documents[d].kind != DocumentKind::kQuestion) continue;
+    if (!include[d]) continue;
     texts.push_back(corpus.classifier_texts[d]);
     classes.push_back(corpus.documents[d].entry);
   }
@@ -63,7 +63,7 @@ Result<std::unique_ptr<SoftmaxHead>> train_head(const Corpus& corpus,
   std::vector<int> targets;
   for (std::size_t d = 0; d < corpus.documents.size(); ++d) {
     const int row = corpus.vector_row[d];
-    if (!include[d] || row < 0 || corpus.documents[d].kind != DocumentKind::kQuestion) continue;
+    if (!include[d] || row < 0) continue;
     const auto start = corpus.vectors.values.begin() +
                        static_cast<std::ptrdiff_t>(static_cast<std::size_t>(row) * dimensions);
     vectors.insert(vectors.end(), start, start + static_cast<std::ptrdiff_t>(dimensions));

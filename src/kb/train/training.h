@@ -21,14 +21,19 @@ struct ComponentChoices {
   int dense_exact_limit = DenseIndex::kDefaultExactLimit;
 };
 
-// Trains fastText on the question documents in `include` (a progress bar titled `label`).
+// Trains fastText on the documents in `include` (a progress bar titled `label`). Every document
+// is an example of its entry: its questions, and its title and answer too, so an article that
+// nobody wrote questions for is a class the classifier can name. (Trained on questions alone,
+// the demo's classifiers never named a help-centre section, and the fusion weights, tuned on
+// held-out questions, leaned on them: customers asking about an article got a FAQ entry.)
 Result<std::unique_ptr<IntentClassifier>> train_classifier(const Corpus& corpus,
                                                            const std::vector<bool>& include,
                                                            const ClassifierParams& params,
                                                            const std::string& work_dir,
                                                            const std::string& label);
 
-// Trains the softmax head on the question documents in `include` that have vectors.
+// Trains the softmax head on the documents in `include` that have vectors (every kind, as
+// train_classifier).
 Result<std::unique_ptr<SoftmaxHead>> train_head(const Corpus& corpus,
                                                 const std::vector<bool>& include,
                                                 const HeadParams& params, const std::string& label);
