@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
@@ -173,8 +174,19 @@ bool DrillReport::passed() const {
          std::all_of(steps.begin(), steps.end(), [](const DrillStep& step) { return step.passed; });
 }
 
-Result<DrillReport> run_latency_spike(const DrillOptions& options,
-                                      const std::function<void(const std::string&)>& progress) {
+namespace {
+
+// Runs `action` once: at run(), or on the way out of its scope (an exception's way too).
+struct RunOnce {
+  std::function<void()> action;
+  ~RunOnce() { run(); }
+  void run() {
+    if (action) std::exchange(action, nullptr)();
+  }
+};
+
+Result<DrillReport> run_steps(const DrillOptions& options,
+                              const std::function<void(const std::string&)>& progress) {
   auto url = parse_http_url(options.url, "--url");
   if (!url) return url.error();
   if (url->path.ends_with("/")) url->path.pop_back();
@@ -239,12 +251,14 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   const auto settled_at = Clock::now() + options.settle;
   std::optional<std::uint64_t> fault_id;
   bool shed = false;
-  // Whatever happens from here, the server is left as it was found.
-  const auto restore = [&] {
+  // Whatever happens from here (an answer the drill cannot read included), the server is left
+  // as it was found.
+  RunOnce restore_once{[&] {
     if (fault_id) server.call("DELETE", fmt::format("/admin/faults/{}", *fault_id), true);
     if (shed) server.call("DELETE", "/admin/shed", true);
     load.stop();
-  };
+  }};
+  const auto restore = [&] { restore_once.run(); };
   const auto p99 = [&](Clock::time_point from, Clock::time_point to) {
     return percentile_seconds(load.samples(), kProtected, from, to, 99, kMinSamples);
   };
@@ -459,6 +473,22 @@ Result<DrillReport> run_latency_spike(const DrillOptions& options,
   say(fmt::format("done: {} requests, {} failed; the fault removed and every class served again",
                   report.requests, report.failed_requests));
   return report;
+}
+
+}  // namespace
+
+Result<DrillReport> run_latency_spike(const DrillOptions& options,
+                                      const std::function<void(const std::string&)>& progress) {
+  // Boost.JSON's accessors throw on an answer of another shape than the drill reads (a server
+  // of another version, a proxy's page, Prometheus's errors): a clear error, not an abort; the
+  // steps' guard has restored the server by the time it arrives here.
+  try {
+    return run_steps(options, progress);
+  } catch (const std::exception& error) {
+    return Error::make(
+        ErrorCode::kCorrupt,
+        fmt::format("an answer of {} is not what the drill reads: {}", options.url, error.what()));
+  }
 }
 
 }  // namespace supportd::drill

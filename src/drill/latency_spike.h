@@ -80,7 +80,9 @@ struct DrillReport {
 
 // Runs the drill; `progress` gets one line at each step and every few seconds while waiting.
 // Errors (kInvalidArgument: a bad URL; kUnavailable / kUnauthenticated: the preflight) mean
-// nothing was injected; once it has begun, failures are failed steps in the report.
+// nothing was injected; once it has begun, failures are failed steps in the report, except
+// kCorrupt: an answer (the server's or Prometheus's) of a shape the drill does not read, after
+// the server has been restored as for a failed step.
 Result<DrillReport> run_latency_spike(const DrillOptions& options,
                                       const std::function<void(const std::string&)>& progress);
 
