@@ -47,8 +47,11 @@ OtlpExporter::OtlpExporter(std::optional<ExporterOptions> options, Resource reso
                           ->counter("supportd_trace_export_retries_total",
                                     "Export attempts repeated after a 429/5xx or a network error.")
                           .get();
-    queued_gauge_ =
-        &registry->gauge("supportd_trace_queue_spans", "Spans waiting to be exported.").get();
+    queued_gauge_ = &registry
+                         ->gauge("supportd_trace_queue_spans",
+                                 "Spans in closed batches waiting to be sent (each thread's open "
+                                 "batch joins them within the flush delay).")
+                         .get();
   }
   thread_ = std::thread([this] { run(); });
 }
