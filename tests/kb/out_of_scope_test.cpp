@@ -1,9 +1,11 @@
 // The out-of-scope decision end to end on a tiny knowledge base (a shop's FAQ of eight entries
 // written by the test): import fits the gate without a single labelled
 // out-of-scope question, and search declines questions about what the store does not cover
-// while answering paraphrases of what it does, on the lexical path and with the encoder.
+// while answering paraphrases of what it does, on the lexical path and with the encoder; and
+// import's note on the entries (articles) that have no questions for the calibration to see.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -111,6 +113,34 @@ TEST(KbOutOfScope, ATinyKnowledgeBaseCalibratesItsGateAndDeclinesOffTopicQuestio
   auto kb = KnowledgeBase::open(dir.path() + "/kb");
   ASSERT_TRUE(kb.ok()) << kb.error().message;
   expect_declines_off_topic_and_answers_paraphrases(**kb);
+}
+
+TEST(KbOutOfScope, ImportSaysWhichEntriesItsCalibrationDoesNotSee) {
+  testing::TestDir dir("unasked-entries");
+  write_tiny_faq(dir.path() + "/faq.json");
+  std::ofstream(dir.path() + "/help.md")
+      << "# Gift wrapping\nWe gift-wrap any order for 3.50 euros and add a card with your "
+         "message.\n";
+  const auto has_note = [](const Manifest& manifest) {
+    return std::any_of(manifest.notes.begin(), manifest.notes.end(), [](const std::string& note) {
+      return note.starts_with("1 of 9 entries have no questions");
+    });
+  };
+  auto report = import_knowledge_base(
+      dir.path() + "/kb", {dir.path() + "/faq.json", dir.path() + "/help.md"}, quick_options());
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_TRUE(has_note(report->manifest));
+  auto kb = KnowledgeBase::open(dir.path() + "/kb");
+  ASSERT_TRUE(kb.ok()) << kb.error().message;
+  auto wrapped = (*kb)->search("Can you gift wrap my order?");
+  ASSERT_TRUE(wrapped.ok() && !wrapped->hits.empty());
+  EXPECT_EQ(wrapped->hits[0].id, "help/gift-wrapping");
+  // Every entry with questions: nothing to say.
+  auto faq_only =
+      import_knowledge_base(dir.path() + "/kb-faq", {dir.path() + "/faq.json"}, quick_options());
+  ASSERT_TRUE(faq_only.ok()) << faq_only.error().message;
+  for (const std::string& note : faq_only->manifest.notes)
+    EXPECT_EQ(note.find("have no questions"), std::string::npos) << note;
 }
 
 TEST(KbOutOfScope, WithTheEncoderToo) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <set>
 
 #include "core/progress.h"
 #include "kb/train/corpus.h"
@@ -181,6 +182,19 @@ Folds deal_folds(const Corpus& corpus, const ImportOptions& options, Manifest& m
     if (folds.dev_mask[d]) folds.dev.push_back(d);
   }
   folds.tune = static_cast<int>(folds.dev.size()) >= kMinimumDevQuestions;
+  std::set<int> asked;  // entries with questions: the only ones held out
+  for (const Document& document : corpus.documents) {
+    if (document.kind == DocumentKind::kQuestion) asked.insert(document.entry);
+  }
+  const std::size_t unasked = corpus.entries.size() - asked.size();
+  if (folds.tune && unasked > 0) {
+    manifest.notes.push_back(fmt::format(
+        "{} of {} entries have no questions (articles): the fusion weights, the confidence "
+        "and the out-of-scope gate are fitted on the other entries' held-out questions; a "
+        "few customer questions for them (a CSV of questions labelled with their ids, "
+        "--text-col and --label-col) let the calibration see them too",
+        unasked, corpus.entries.size()));
+  }
   if (!folds.tune) {
     manifest.notes.push_back(
         "only " + std::to_string(folds.dev.size()) +
