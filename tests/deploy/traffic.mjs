@@ -51,6 +51,13 @@ export async function chat(url, { priority = 'normal', stream = false, tokens = 
   return r;
 }
 
+// A new conversation; returns its session id.
+async function startSession(url) {
+  const started = await post(`${url}/v1/sessions`, { user: 'deploy-test' });
+  assert.equal(started.status, 201, started.text);
+  return JSON.parse(started.text).session;
+}
+
 // One customer message in `session`; returns the answer.
 async function say(url, session, text) {
   const r = await post(`${url}/v1/sessions/${session}/messages`, { text, stream: false });
@@ -68,9 +75,7 @@ export async function sendTraffic(url) {
     prompt: 'Dear customer,', max_tokens: 4, temperature: 0, ignore_eos: true, priority: 'low' });
   assert.equal(completion.status, 200, completion.text);
 
-  const started = await post(`${url}/v1/sessions`, { user: 'deploy-test' });
-  assert.equal(started.status, 201, started.text);
-  const session = JSON.parse(started.text).session;
+  const session = await startSession(url);
   const sources = [(await say(url, session, 'How long does a refund take?')).source];
   // Questions of the shop's that no article answers or is offered for and that the out-of-scope
   // gate lets through: the model answers one, then the cache answers it again. Which of them
@@ -83,7 +88,7 @@ export async function sendTraffic(url) {
                      'Could you gift wrap my order with a card?'];
   for (const text of uncovered) {
     // A conversation each: two fallbacks in a row would call a person to the conversation.
-    const own = JSON.parse((await post(`${url}/v1/sessions`, { user: 'deploy-test' })).text).session;
+    const own = await startSession(url);
     sources.push((await say(url, own, text)).source);
     if (sources.at(-1) !== 'model') continue;
     sources.push((await say(url, own, text)).source);
